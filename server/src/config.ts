@@ -1,0 +1,119 @@
+/**
+ * Server configuration: the only module that reads the environment. Everything else receives a
+ * typed {@link ServerConfig}. A bad value throws {@link ConfigError} with one line that names the
+ * variable, the value and what would be accepted.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** Where a secret comes from: the environment, or a file generated once on first run. */
+export type SecretSource = { kind: 'env'; variable: string; value: string } | { kind: 'file'; path: string };
+
+/** Everything the server needs to know, read once at start-up. */
+export interface ServerConfig {
+  /** `SVC_HOME`: the service's home directory. @default `~/.svc` */
+  home: string;
+  /** `SVC_AUTH_ADVANCED`: when false every route is served without credentials. @default true */
+  authEnabled: boolean;
+  /** `SVC_ACCESS_TOKEN_EXPIRE_MINUTES` in seconds. @default 1800 */
+  accessTokenTtlSeconds: number;
+  /** Lifetime of one refresh token (the spec fixes 7 days). */
+  refreshTokenTtlSeconds: number;
+  /** Absolute lifetime of a login session however often it is refreshed. @default 30 days */
+  sessionMaxLifetimeSeconds: number;
+  /** How long a rotated refresh token may still be presented by a concurrent refresh. @default 10 */
+  refreshReuseGraceSeconds: number;
+  /** `SVC_PASSWORD_MIN_LENGTH`: minimum password length in code points. @default 15 */
+  passwordMinLength: number;
+  /** `SVC_AUTH_DB_PATH`. @default `{home}/auth/auth.db` */
+  databasePath: string;
+  /** `SVC_AUTH_JWT_SECRET_KEY`, else `{home}/auth/jwt_secret_key`. */
+  jwtSecret: SecretSource;
+  /** `SVC_AUTH_ENCRYPTION_KEY`, else `{home}/auth/encryption_key`. */
+  encryptionKey: SecretSource;
+}
+
+/** A configuration value that stops start-up; its message is one readable line. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const DAY_SECONDS = 24 * 60 * 60;
+/** The lowest minimum password length the service accepts (NIST SP 800-63B). */
+export const PASSWORD_MIN_LENGTH_FLOOR = 8;
+/** The longest password accepted (also the contract's `maxLength`): a bound against hashing abuse. */
+export const PASSWORD_MAX_LENGTH = 1024;
+/** The shortest secret accepted from the environment (256 bits as hex or text). */
+export const SECRET_MIN_LENGTH = 32;
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Reads the configuration from `env`.
+ *
+ * @throws {ConfigError} when a variable holds a value that cannot be used.
+ * @example
+ * const config = loadConfig(process.env);
+ */
+export function loadConfig(env: Environment = process.env): ServerConfig {
+  const home = resolve(nonEmpty(env, 'SVC_HOME') ?? join(homedir(), '.svc'));
+  const authDirectory = join(home, 'auth');
+  return {
+    home,
+    authEnabled: parseSwitch(env, 'SVC_AUTH_ADVANCED'),
+    accessTokenTtlSeconds: parsePositiveInteger(env, 'SVC_ACCESS_TOKEN_EXPIRE_MINUTES', 30, 60 * 24 * 365) * 60,
+    refreshTokenTtlSeconds: 7 * DAY_SECONDS,
+    sessionMaxLifetimeSeconds: 30 * DAY_SECONDS,
+    refreshReuseGraceSeconds: 10,
+    passwordMinLength: parsePasswordMinLength(env),
+    databasePath: resolve(nonEmpty(env, 'SVC_AUTH_DB_PATH') ?? join(authDirectory, 'auth.db')),
+    jwtSecret: secretSource(env, 'SVC_AUTH_JWT_SECRET_KEY', join(authDirectory, 'jwt_secret_key')),
+    encryptionKey: secretSource(env, 'SVC_AUTH_ENCRYPTION_KEY', join(authDirectory, 'encryption_key')),
+  };
+}
+
+function nonEmpty(env: Environment, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function parseSwitch(env: Environment, name: string): boolean {
+  const value = nonEmpty(env, name);
+  if (value === undefined) return true;
+  const lower = value.toLowerCase();
+  if (['1', 'true', 'yes'].includes(lower)) return true;
+  if (['0', 'false', 'no'].includes(lower)) return false;
+  throw new ConfigError(`${name}=${JSON.stringify(value)} is not a switch: use 1, true or yes to enable, 0, false or no to disable`);
+}
+
+function parsePositiveInteger(env: Environment, name: string, fallback: number, max: number): number {
+  const value = nonEmpty(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max) {
+    throw new ConfigError(`${name}=${JSON.stringify(value)} must be a whole number from 1 to ${max}`);
+  }
+  return Number(value);
+}
+
+function parsePasswordMinLength(env: Environment): number {
+  const name = 'SVC_PASSWORD_MIN_LENGTH';
+  const value = nonEmpty(env, name);
+  if (value === undefined) return 15;
+  const maximum = 64;
+  if (!/^\d+$/.test(value) || Number(value) < PASSWORD_MIN_LENGTH_FLOOR || Number(value) > maximum) {
+    throw new ConfigError(`${name}=${JSON.stringify(value)} must be a whole number from ${PASSWORD_MIN_LENGTH_FLOOR} to ${maximum}`);
+  }
+  return Number(value);
+}
+
+function secretSource(env: Environment, variable: string, path: string): SecretSource {
+  const value = nonEmpty(env, variable);
+  if (value === undefined) return { kind: 'file', path };
+  if (value.length < SECRET_MIN_LENGTH) {
+    throw new ConfigError(`${variable} must be at least ${SECRET_MIN_LENGTH} characters (256 bits); generate one with: openssl rand -hex 32`);
+  }
+  return { kind: 'env', variable, value };
+}

@@ -1,0 +1,80 @@
+/**
+ * Access tokens: HS256 JWTs (jose) with the algorithm pinned, `typ: at+jwt`, and `sub`, `ver`
+ * (the user's token version), `jti`, `iat`, `exp` required. The scopes inside are informational for
+ * clients that decode the token; the server never reads them. Verified tokens are remembered (a pure
+ * function of the token and the secret) so a hot token costs a map lookup, not an HMAC.
+ */
+import { randomUUID } from 'node:crypto';
+import { errors, jwtVerify, SignJWT } from 'jose';
+
+const ISSUER = 'svc';
+const TOKEN_TYPE = 'at+jwt';
+/** Leeway for clock skew between processes, well under the 60 s the requirements allow. */
+const CLOCK_TOLERANCE_SECONDS = 30;
+const VERIFIED_CACHE_LIMIT = 10_000;
+
+/** What the server takes from a valid access token. */
+export interface AccessClaims {
+  userId: string;
+  tokenVersion: number;
+  expiresAt: number;
+}
+
+/** Why a token was refused. */
+export type AccessTokenFailure = 'expired' | 'invalid';
+
+/** Issues and verifies access tokens with one signing secret. */
+export class AccessTokens {
+  readonly #key: Uint8Array;
+  readonly #ttlSeconds: number;
+  readonly #verified = new Map<string, AccessClaims>();
+
+  constructor(secret: string, ttlSeconds: number) {
+    this.#key = new TextEncoder().encode(secret);
+    this.#ttlSeconds = ttlSeconds;
+  }
+
+  /** Seconds an access token lives. */
+  get ttlSeconds(): number {
+    return this.#ttlSeconds;
+  }
+
+  /** Signs a token for `userId` at `tokenVersion`. */
+  issue(userId: string, tokenVersion: number, scopes: readonly string[]): Promise<string> {
+    return new SignJWT({ ver: tokenVersion, scopes })
+      .setProtectedHeader({ alg: 'HS256', typ: TOKEN_TYPE })
+      .setSubject(userId)
+      .setIssuer(ISSUER)
+      .setJti(randomUUID())
+      .setIssuedAt()
+      .setExpirationTime(`${this.#ttlSeconds}s`)
+      .sign(this.#key);
+  }
+
+  /** Returns the claims of a valid token, or why it is not valid. */
+  async verify(token: string): Promise<AccessClaims | { failure: AccessTokenFailure }> {
+    const nowSeconds = Date.now() / 1000;
+    const known = this.#verified.get(token);
+    if (known !== undefined) {
+      return known.expiresAt + CLOCK_TOLERANCE_SECONDS > nowSeconds ? known : { failure: 'expired' };
+    }
+    try {
+      const { payload } = await jwtVerify(token, this.#key, {
+        algorithms: ['HS256'],
+        typ: TOKEN_TYPE,
+        issuer: ISSUER,
+        requiredClaims: ['sub', 'exp', 'iat', 'jti', 'ver'],
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      });
+      if (typeof payload.sub !== 'string' || !Number.isSafeInteger(payload['ver']) || typeof payload.exp !== 'number') {
+        return { failure: 'invalid' };
+      }
+      const claims: AccessClaims = { userId: payload.sub, tokenVersion: payload['ver'] as number, expiresAt: payload.exp };
+      if (this.#verified.size >= VERIFIED_CACHE_LIMIT) this.#verified.clear();
+      this.#verified.set(token, claims);
+      return claims;
+    } catch (error) {
+      return { failure: error instanceof errors.JWTExpired ? 'expired' : 'invalid' };
+    }
+  }
+}

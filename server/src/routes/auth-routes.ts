@@ -1,0 +1,59 @@
+/**
+ * Login (and its `/token` alias), refresh, logout and the caller's own account.
+ */
+import { allPermissions, sortedPermissions } from '../auth/permissions.js';
+import type { Handlers } from '../contract/handlers.js';
+import { ApiError } from '../errors.js';
+import { isoTime } from '../services/presenters.js';
+import type { Services } from '../services/services.js';
+
+export function authHandlers(
+  services: Services,
+): Pick<Handlers, 'login' | 'loginLegacy' | 'refreshTokens' | 'logout' | 'getMe' | 'changeOwnPassword'> {
+  return {
+    login: async ({ body }) => ({ status: 200, body: await services.sessions.login(body.username, body.password) }),
+    loginLegacy: async ({ body }) => ({ status: 200, body: await services.sessions.login(body.username, body.password) }),
+    refreshTokens: async ({ body }) => ({ status: 200, body: await services.sessions.refresh(body.refresh_token) }),
+    logout: ({ body }) => {
+      services.sessions.logout(body.refresh_token);
+      return { status: 200, body: { ok: true } };
+    },
+    getMe: ({ principal }) => {
+      const { user, apiKey } = principal;
+      if (user === null) {
+        return {
+          status: 200,
+          body: {
+            id: 'anonymous',
+            username: 'anonymous',
+            enabled: true,
+            must_change_password: false,
+            permissions: [...allPermissions],
+            auth_type: 'none',
+            api_key: null,
+            created_at: null,
+          },
+        };
+      }
+      return {
+        status: 200,
+        body: {
+          id: user.id,
+          username: user.username,
+          enabled: user.enabled,
+          must_change_password: user.mustChangePassword,
+          permissions: sortedPermissions(principal.permissions),
+          auth_type: principal.authType,
+          api_key: apiKey === null ? null : { id: apiKey.id, name: apiKey.name, key_prefix: apiKey.keyPrefix },
+          created_at: isoTime(user.createdAt),
+        },
+      };
+    },
+    changeOwnPassword: async ({ body, principal }) => {
+      if (principal.user === null) {
+        throw new ApiError('invalid_request', 'Authentication is switched off: there is no account to change');
+      }
+      return { status: 200, body: await services.sessions.changeOwnPassword(principal.user, body.current_password, body.new_password) };
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * API keys (`keys:create` for one's own, `keys:manage` for everyone's).
+ */
+import type { Handlers } from '../contract/handlers.js';
+import { presentApiKey } from '../services/presenters.js';
+import type { KeyUpdateRequest, NewKeyRequest } from '../services/key-service.js';
+import type { Services } from '../services/services.js';
+import { deprecationHeaders } from './deprecation.js';
+
+export function keyHandlers(
+  services: Services,
+): Pick<
+  Handlers,
+  'listApiKeys' | 'createApiKey' | 'getApiKey' | 'updateApiKey' | 'deleteApiKey' | 'revealApiKey' | 'getApiKeyModelPermissions' | 'setApiKeyModelPermissions'
+> {
+  const { keys } = services;
+  const present = (record: Parameters<typeof presentApiKey>[0]) => presentApiKey(record, keys.encryptionKeyId);
+  return {
+    listApiKeys: ({ query, principal }) => ({ status: 200, body: keys.list(principal, query.owner).map(present) }),
+    createApiKey: ({ body, principal }) => {
+      const request: NewKeyRequest = { name: body.name };
+      if (body.description !== undefined) request.description = body.description;
+      if (body.owner !== undefined) request.owner = body.owner;
+      if (body.expires_at !== undefined) request.expiresAt = body.expires_at;
+      if (body.model_permissions !== undefined) request.modelPermissions = body.model_permissions;
+      if (body.permissions !== undefined) request.permissions = body.permissions;
+      const created = keys.create(principal, request);
+      const shown = present(created.value.record);
+      return {
+        status: 201,
+        body: { ...shown, key: created.value.plaintext, prefix: shown.key_prefix },
+        headers: { ...deprecationHeaders(created.usedLegacyNames) },
+      };
+    },
+    getApiKey: ({ params, principal }) => ({ status: 200, body: present(keys.get(principal, params.key_id)) }),
+    updateApiKey: ({ body, params, principal }) => {
+      const request: KeyUpdateRequest = {};
+      if (body.name !== undefined) request.name = body.name;
+      if (body.description !== undefined) request.description = body.description;
+      if (body.enabled !== undefined) request.enabled = body.enabled;
+      if (body.expires_at !== undefined) request.expiresAt = body.expires_at;
+      if (body.model_permissions !== undefined) request.modelPermissions = body.model_permissions;
+      if (body.permissions !== undefined) request.permissions = body.permissions;
+      const updated = keys.update(principal, params.key_id, request);
+      return { status: 200, body: present(updated.value), headers: deprecationHeaders(updated.usedLegacyNames) };
+    },
+    deleteApiKey: ({ params, principal }) => {
+      keys.delete(principal, params.key_id);
+      return { status: 204, body: undefined };
+    },
+    revealApiKey: ({ params, principal }) => ({
+      status: 200,
+      body: { id: params.key_id, key: keys.reveal(principal, params.key_id) },
+    }),
+    getApiKeyModelPermissions: ({ params, principal }) => ({
+      status: 200,
+      body: { model_permissions: keys.get(principal, params.key_id).modelPermissions },
+    }),
+    setApiKeyModelPermissions: ({ body, params, principal }) => {
+      const updated = keys.update(principal, params.key_id, { modelPermissions: body.model_permissions });
+      return { status: 200, body: { model_permissions: updated.value.modelPermissions } };
+    },
+  };
+}

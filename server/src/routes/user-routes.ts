@@ -1,0 +1,47 @@
+/**
+ * User administration (`users:manage`).
+ */
+import type { Handlers } from '../contract/handlers.js';
+import { presentUser } from '../services/presenters.js';
+import type { Services } from '../services/services.js';
+import { deprecationHeaders } from './deprecation.js';
+
+export function userHandlers(
+  services: Services,
+): Pick<Handlers, 'listUsers' | 'createUser' | 'getUser' | 'updateUser' | 'deleteUser' | 'setUserPassword' | 'getUserPermissions' | 'setUserPermissions'> {
+  const { users } = services;
+  return {
+    listUsers: () => ({ status: 200, body: users.list().map(presentUser) }),
+    createUser: async ({ body, principal }) => {
+      const input: Parameters<typeof users.create>[1] = { username: body.username, password: body.password };
+      if (body.permissions !== undefined) input.permissions = body.permissions;
+      if (body.must_change_password !== undefined) input.mustChangePassword = body.must_change_password;
+      const created = await users.create(principal, input);
+      return { status: 201, body: presentUser(created.value), headers: deprecationHeaders(created.usedLegacyNames) };
+    },
+    getUser: ({ params }) => ({ status: 200, body: presentUser(users.get(params.user_id)) }),
+    updateUser: ({ body, params, principal }) => {
+      const changes: Parameters<typeof users.update>[2] = {};
+      if (body.enabled !== undefined) changes.enabled = body.enabled;
+      if (body.permissions !== undefined) changes.permissions = body.permissions;
+      const updated = users.update(principal, params.user_id, changes);
+      return { status: 200, body: presentUser(updated.value), headers: deprecationHeaders(updated.usedLegacyNames) };
+    },
+    deleteUser: ({ params, principal }) => {
+      users.delete(principal, params.user_id);
+      return { status: 204, body: undefined };
+    },
+    setUserPassword: async ({ body, params, principal }) => {
+      const input: Parameters<typeof users.setPassword>[2] = { newPassword: body.new_password };
+      if (body.current_password !== undefined) input.currentPassword = body.current_password;
+      if (body.must_change_password !== undefined) input.mustChangePassword = body.must_change_password;
+      await users.setPassword(principal, params.user_id, input);
+      return { status: 204, body: undefined };
+    },
+    getUserPermissions: ({ params }) => ({ status: 200, body: { permissions: users.get(params.user_id).permissions } }),
+    setUserPermissions: ({ body, params, principal }) => {
+      const updated = users.update(principal, params.user_id, { permissions: body.permissions });
+      return { status: 200, body: { permissions: updated.value.permissions }, headers: deprecationHeaders(updated.usedLegacyNames) };
+    },
+  };
+}

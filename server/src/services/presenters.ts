@@ -1,0 +1,52 @@
+/**
+ * Turns stored records into the contract's response shapes. Secrets (password hashes, ciphertexts)
+ * never leave through here.
+ */
+import type { components } from '../generated/openapi.js';
+import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
+import type { UserRecord } from '../storage/users-repository.js';
+
+type Schemas = components['schemas'];
+
+/** An epoch-millisecond time as an ISO 8601 UTC string. */
+export function isoTime(epochMs: number): string {
+  return new Date(epochMs).toISOString();
+}
+
+function isoOrNull(epochMs: number | null): string | null {
+  return epochMs === null ? null : isoTime(epochMs);
+}
+
+/** The `User` shape. */
+export function presentUser(user: UserRecord): Schemas['User'] {
+  return {
+    id: user.id,
+    username: user.username,
+    source: user.source,
+    enabled: user.enabled,
+    must_change_password: user.mustChangePassword,
+    permissions: user.permissions,
+    created_at: isoTime(user.createdAt),
+    updated_at: isoTime(user.updatedAt),
+  };
+}
+
+/** The `ApiKey` shape; `currentEncryptionKeyId` decides `revealable`. */
+export function presentApiKey(key: ApiKeyRecord, currentEncryptionKeyId: string): Schemas['ApiKey'] {
+  return {
+    id: key.id,
+    user_id: key.userId,
+    owner_username: key.ownerUsername,
+    key_prefix: key.keyPrefix,
+    name: key.name,
+    description: key.description,
+    enabled: key.enabled,
+    expires_at: isoOrNull(key.expiresAt),
+    last_used_at: isoOrNull(key.lastUsedAt),
+    model_permissions: key.modelPermissions,
+    permissions: key.permissions,
+    revealable: key.encryptionKeyId === currentEncryptionKeyId,
+    created_at: isoTime(key.createdAt),
+    updated_at: isoTime(key.updatedAt),
+  };
+}

@@ -1,0 +1,17 @@
+/**
+ * The services a request handler may use, built once per server.
+ */
+import type { ServerConfig } from '../config.js';
+import type { Storage } from '../storage/storage.js';
+import type { KeyService } from './key-service.js';
+import type { SessionService } from './session-service.js';
+import type { UserService } from './user-service.js';
+
+/** Everything route handlers call. */
+export interface Services {
+  config: ServerConfig;
+  storage: Storage;
+  users: UserService;
+  sessions: SessionService;
+  keys: KeyService;
+}

@@ -1,0 +1,130 @@
+/**
+ * Login sessions: password login, refresh-token rotation with reuse detection, logout and changing
+ * one's own password. A session ("family") has an absolute lifetime that rotation never extends.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ServerConfig } from '../config.js';
+import { ApiError } from '../errors.js';
+import type { AccessTokens } from '../crypto/access-tokens.js';
+import { generateRefreshToken, refreshTokenDigest } from '../crypto/opaque-tokens.js';
+import { hashPassword, verifyPassword } from '../crypto/passwords.js';
+import { assertPasswordAcceptable } from '../crypto/password-policy.js';
+import type { components } from '../generated/openapi.js';
+import type { Storage } from '../storage/storage.js';
+import type { UserRecord } from '../storage/users-repository.js';
+
+/** The `TokenPair` shape. */
+export type TokenPair = components['schemas']['TokenPair'];
+
+const invalidCredentials = () => new ApiError('invalid_credentials', 'Incorrect username or password');
+const invalidRefreshToken = () => new ApiError('invalid_refresh_token', 'Invalid or expired refresh token; log in again');
+
+/** Issues, rotates and ends login sessions. */
+export class SessionService {
+  readonly #storage: Storage;
+  readonly #tokens: AccessTokens;
+  readonly #config: ServerConfig;
+
+  constructor(storage: Storage, tokens: AccessTokens, config: ServerConfig) {
+    this.#storage = storage;
+    this.#tokens = tokens;
+    this.#config = config;
+  }
+
+  /**
+   * Checks a username and password and starts a session. Unknown users, wrong passwords and
+   * disabled accounts fail alike, after the same hashing work.
+   */
+  async login(username: string, password: string): Promise<TokenPair> {
+    const user = this.#storage.users.findByUsername(username);
+    const passwordMatches = await verifyPassword(user?.passwordHash ?? null, password);
+    // Brute-force counting (per account and per client IP) belongs exactly here: before this
+    // decision for a ban, after it for a failure or a success.
+    if (user === null || !passwordMatches || !user.enabled) throw invalidCredentials();
+    const now = Date.now();
+    const familyId = randomUUID();
+    const refreshToken = this.#storage.transaction(() => {
+      this.#storage.sessions.pruneExpired(now);
+      this.#storage.sessions.createFamily(familyId, user.id, now, now + this.#config.sessionMaxLifetimeSeconds * 1000);
+      return this.#addRefreshToken(familyId, now, now + this.#config.sessionMaxLifetimeSeconds * 1000);
+    });
+    return this.#pair(user, refreshToken.token, refreshToken.expiresAt, now);
+  }
+
+  /**
+   * Exchanges a refresh token for a new pair. A rotated token presented again after the grace
+   * window ends the whole session.
+   */
+  async refresh(presented: string): Promise<TokenPair> {
+    const digest = refreshTokenDigest(presented);
+    const now = Date.now();
+    const outcome = this.#storage.transaction(() => {
+      const record = this.#storage.sessions.findToken(digest);
+      if (record === null || record.expiresAt <= now || record.familyExpiresAt <= now) return null;
+      if (record.rotatedAt !== null && now - record.rotatedAt > this.#config.refreshReuseGraceSeconds * 1000) {
+        this.#storage.sessions.deleteFamily(record.familyId);
+        return 'reused' as const;
+      }
+      const user = this.#storage.users.findById(record.userId);
+      if (user === null || !user.enabled) {
+        this.#storage.sessions.deleteFamily(record.familyId);
+        return null;
+      }
+      this.#storage.sessions.markRotated(digest, now);
+      return { user, refresh: this.#addRefreshToken(record.familyId, now, record.familyExpiresAt) };
+    });
+    if (outcome === 'reused') {
+      throw new ApiError('invalid_refresh_token', 'Refresh token was already used; the session has been ended. Log in again');
+    }
+    if (outcome === null) throw invalidRefreshToken();
+    return this.#pair(outcome.user, outcome.refresh.token, outcome.refresh.expiresAt, now);
+  }
+
+  /** Ends the session a refresh token belongs to; unknown tokens are ignored. */
+  logout(presented: string): void {
+    const record = this.#storage.sessions.findToken(refreshTokenDigest(presented));
+    if (record !== null) this.#storage.sessions.deleteFamily(record.familyId);
+  }
+
+  /**
+   * Changes the caller's own password after checking the current one, ends every session of the
+   * account and starts a fresh one for the caller.
+   */
+  async changeOwnPassword(user: UserRecord, currentPassword: string, newPassword: string): Promise<TokenPair> {
+    if (!(await verifyPassword(user.passwordHash, currentPassword))) {
+      throw new ApiError('current_password_incorrect', 'Current password is incorrect', { param: 'current_password' });
+    }
+    assertPasswordAcceptable(newPassword, this.#config.passwordMinLength, user.username, 'new_password');
+    const passwordHash = await hashPassword(newPassword);
+    const now = Date.now();
+    const familyId = randomUUID();
+    const { updated, refresh } = this.#storage.transaction(() => {
+      this.#storage.users.setPassword(user.id, passwordHash, false, now);
+      this.#storage.sessions.deleteFamiliesOfUser(user.id);
+      this.#storage.sessions.createFamily(familyId, user.id, now, now + this.#config.sessionMaxLifetimeSeconds * 1000);
+      const current = this.#storage.users.findById(user.id);
+      if (current === null) throw new ApiError('user_not_found', 'User not found');
+      return { updated: current, refresh: this.#addRefreshToken(familyId, now, now + this.#config.sessionMaxLifetimeSeconds * 1000) };
+    });
+    return this.#pair(updated, refresh.token, refresh.expiresAt, now);
+  }
+
+  #addRefreshToken(familyId: string, now: number, familyExpiresAt: number): { token: string; expiresAt: number } {
+    const token = generateRefreshToken();
+    const expiresAt = Math.min(now + this.#config.refreshTokenTtlSeconds * 1000, familyExpiresAt);
+    this.#storage.sessions.addToken(refreshTokenDigest(token), familyId, now, expiresAt);
+    return { token, expiresAt };
+  }
+
+  async #pair(user: UserRecord, refreshToken: string, refreshExpiresAt: number, now: number): Promise<TokenPair> {
+    const pair: TokenPair = {
+      access_token: await this.#tokens.issue(user.id, user.tokenVersion, user.permissions),
+      refresh_token: refreshToken,
+      token_type: 'bearer',
+      expires_in: this.#tokens.ttlSeconds,
+      refresh_expires_in: Math.floor((refreshExpiresAt - now) / 1000),
+    };
+    if (user.mustChangePassword) pair.must_change_password = true;
+    return pair;
+  }
+}

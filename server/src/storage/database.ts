@@ -1,0 +1,53 @@
+/**
+ * Opens the SQLite database: WAL journal, a busy timeout, foreign keys, full sync, and the numbered
+ * migrations applied under an immediate transaction so that processes starting together migrate once.
+ */
+import { chmodSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { migrations } from './migrations/index.js';
+
+/** A better-sqlite3 connection. */
+export type Database = BetterSqlite3.Database;
+
+/** How long a writer waits for another process's lock before giving up with SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Opens (creating if needed) the database at `path` and brings its schema up to date.
+ *
+ * @example
+ * const db = openDatabase('/home/me/.svc/auth/auth.db');
+ */
+export function openDatabase(path: string): Database {
+  const directory = dirname(path);
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  const db = new BetterSqlite3(path, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    chmodSync(path, 0o600);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+/** The schema version the code expects (the number of the last migration). */
+export const schemaVersion = migrations.length;
+
+function migrate(db: Database): void {
+  const apply = db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > migrations.length) {
+      throw new Error(`the database schema (version ${current}) is newer than this server (version ${migrations.length}); upgrade svc`);
+    }
+    for (const migration of migrations.slice(current)) db.exec(migration.sql);
+    if (current !== migrations.length) db.pragma(`user_version = ${migrations.length}`);
+  });
+  apply.immediate();
+}

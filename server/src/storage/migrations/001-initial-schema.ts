@@ -1,0 +1,69 @@
+/**
+ * Migration 001: users, their permissions, API keys and refresh-token sessions. Times are epoch
+ * milliseconds (UTC). Secrets are never stored: API keys as SHA-256 (lookup) and AES-256-GCM
+ * (reveal), refresh tokens as SHA-256.
+ */
+import type { Migration } from './index.js';
+
+export const initialSchema: Migration = {
+  name: '001-initial-schema',
+  sql: `
+CREATE TABLE users (
+  id                   TEXT PRIMARY KEY,
+  username             TEXT NOT NULL COLLATE NOCASE UNIQUE,
+  password_hash        TEXT NOT NULL,
+  source               TEXT NOT NULL CHECK (source IN ('setup', 'local', 'migrated')),
+  enabled              INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
+  must_change_password INTEGER NOT NULL DEFAULT 0 CHECK (must_change_password IN (0, 1)),
+  -- Bumped by password change, disable and delete: access tokens carry it and die with it.
+  token_version        INTEGER NOT NULL DEFAULT 0,
+  created_at           INTEGER NOT NULL,
+  updated_at           INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE user_permissions (
+  user_id    TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  permission TEXT NOT NULL,
+  PRIMARY KEY (user_id, permission)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE api_keys (
+  id                TEXT PRIMARY KEY,
+  user_id           TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  key_hash          BLOB NOT NULL UNIQUE,     -- SHA-256 of the plaintext key
+  key_prefix        TEXT NOT NULL,
+  ciphertext        BLOB NOT NULL,            -- format byte | nonce | AES-256-GCM ciphertext | tag
+  encryption_key_id TEXT NOT NULL,            -- fingerprint of the key that encrypted it
+  name              TEXT NOT NULL,
+  description       TEXT,
+  enabled           INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
+  expires_at        INTEGER,
+  last_used_at      INTEGER,
+  model_permissions TEXT NOT NULL,            -- JSON array of {permission_type, permission_value}
+  permissions       TEXT,                     -- JSON array narrowing the owner's, or NULL
+  created_at        INTEGER NOT NULL,
+  updated_at        INTEGER NOT NULL
+) STRICT;
+CREATE INDEX api_keys_by_user ON api_keys (user_id, created_at);
+
+-- One row per login session; rotation keeps the family and replaces its tokens.
+CREATE TABLE refresh_families (
+  id                 TEXT PRIMARY KEY,
+  user_id            TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  created_at         INTEGER NOT NULL,
+  absolute_expires_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX refresh_families_by_user ON refresh_families (user_id);
+CREATE INDEX refresh_families_by_expiry ON refresh_families (absolute_expires_at);
+
+CREATE TABLE refresh_tokens (
+  token_hash BLOB PRIMARY KEY,                -- SHA-256 of the token
+  family_id  TEXT NOT NULL REFERENCES refresh_families (id) ON DELETE CASCADE,
+  issued_at  INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  rotated_at INTEGER                          -- set when exchanged; presenting it again is reuse
+) STRICT, WITHOUT ROWID;
+CREATE INDEX refresh_tokens_by_family ON refresh_tokens (family_id);
+CREATE INDEX refresh_tokens_by_expiry ON refresh_tokens (expires_at);
+`,
+};

@@ -1,0 +1,43 @@
+/**
+ * The storage of the service: one database connection, its change tracker and the repositories
+ * over it, with {@link Storage.transaction} for changes that must check and write atomically.
+ */
+import { ApiKeysRepository } from './api-keys-repository.js';
+import { ChangeTracker } from './change-tracker.js';
+import { openDatabase, type Database } from './database.js';
+import { RefreshSessionsRepository } from './refresh-sessions-repository.js';
+import { UsersRepository } from './users-repository.js';
+
+/** Everything stored, behind repositories. */
+export class Storage {
+  readonly db: Database;
+  readonly tracker: ChangeTracker;
+  readonly users: UsersRepository;
+  readonly apiKeys: ApiKeysRepository;
+  readonly sessions: RefreshSessionsRepository;
+
+  constructor(db: Database) {
+    this.db = db;
+    this.tracker = new ChangeTracker(db);
+    this.users = new UsersRepository(db, this.tracker);
+    this.apiKeys = new ApiKeysRepository(db, this.tracker);
+    this.sessions = new RefreshSessionsRepository(db);
+  }
+
+  /** Opens the database at `path` (migrating it) and wraps it. */
+  static open(path: string): Storage {
+    return new Storage(openDatabase(path));
+  }
+
+  /**
+   * Runs `work` in an immediate (write-locked) transaction: reads inside it see no concurrent
+   * writer, so a check and the write it guards happen atomically across processes.
+   */
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,7 @@
+/**
+ * Test support for svc: real servers (in-process or as child processes) and HTTP fixtures. Exported
+ * as `@svc/server/testing` for the cross-package tests.
+ */
+export { startTestServer, contractClient, type TestServer, type TestResponse, type RequestOptions, type ContractClient } from './test-server.js';
+export { adminCredentials, login, setupAdmin, createUser, createKey, uniqueUsername, type LoggedInUser } from './fixtures.js';
+export { startServerProcess, svcLocalPath, type ServerProcess } from './server-process.js';

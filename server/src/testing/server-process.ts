@@ -1,0 +1,58 @@
+/**
+ * Runs the real `svc-local` binary in a child process, for tests that need several processes, a
+ * restart or a `kill -9`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The compiled `svc-local` entry point. */
+export const svcLocalPath = fileURLToPath(new URL('../bin/svc-local.js', import.meta.url));
+
+/** A running `svc-local` process. */
+export interface ServerProcess {
+  readonly baseUrl: string;
+  readonly child: ChildProcess;
+  /** Everything the process wrote to stderr so far. */
+  stderr(): string;
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<void>;
+  /** SIGKILL (a crash) and wait for exit. */
+  kill(): Promise<void>;
+}
+
+/**
+ * Starts `svc-local --port 0` with `env` (which must set SVC_HOME or the SVC_AUTH_* paths) and waits
+ * until it prints its address.
+ */
+export function startServerProcess(env: Record<string, string>, args: readonly string[] = []): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [svcLocalPath, '--port', '0', '--log-level', 'error', ...args], {
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  let stdout = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stopWith = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`svc-local did not start within 20 s; stderr: ${stderr}`));
+    }, 20_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /svc listening on (http:\/\/\S+)/.exec(stdout);
+      if (match !== null) {
+        clearTimeout(timer);
+        resolve({ baseUrl: match[1] as string, child, stderr: () => stderr, stop: () => stopWith('SIGTERM'), kill: () => stopWith('SIGKILL') });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`svc-local exited with ${code} before listening; stderr: ${stderr}`));
+    });
+  });
+}

@@ -1,0 +1,104 @@
+/**
+ * A real svc server for tests: a fresh `SVC_HOME` in a temporary directory, a real SQLite file, a
+ * real HTTP listener on port 0, and a client whose every response is checked against the contract
+ * (a violation throws, failing the test).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../app.js';
+import { loadConfig, type ServerConfig } from '../config.js';
+import { ResponseValidator } from '../contract/response-validator.js';
+
+/** A response as the test client sees it. */
+export interface TestResponse<Body = any> {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON body, or undefined when there was none. */
+  body: Body;
+  /** The raw body text. */
+  text: string;
+}
+
+/** How to send one request. */
+export interface RequestOptions {
+  /** A JSON body (serialised, with `Content-Type: application/json`). */
+  body?: unknown;
+  /** A raw body sent as is (set `content-type` in `headers` yourself). */
+  rawBody?: string;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+/** A client of one server whose responses are checked against the contract. */
+export interface ContractClient {
+  readonly baseUrl: string;
+  request<Body = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<Body>>;
+}
+
+/** A running test server. */
+export interface TestServer extends ContractClient {
+  readonly home: string;
+  readonly config: ServerConfig;
+  readonly app: FastifyInstance;
+  /** Stops the server and deletes its home. */
+  close(): Promise<void>;
+}
+
+const validator = new ResponseValidator();
+
+/** Creates a client for a server at `baseUrl` that checks every response against the contract. */
+export function contractClient(baseUrl: string): ContractClient {
+  return {
+    baseUrl,
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      let body: string | undefined;
+      if (options.body !== undefined) {
+        headers['content-type'] ??= 'application/json';
+        body = JSON.stringify(options.body);
+      } else if (options.rawBody !== undefined) {
+        body = options.rawBody;
+      }
+      if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`;
+      const response = await fetch(baseUrl + path, { method, headers, ...(body === undefined ? {} : { body }) });
+      const text = await response.text();
+      const isJson = (response.headers.get('content-type') ?? '').includes('application/json');
+      const parsed: unknown = text !== '' && isJson ? JSON.parse(text) : text === '' ? undefined : text;
+      const pathname = new URL(baseUrl + path).pathname;
+      const violation = validator.check(method, pathname, response.status, parsed);
+      if (violation !== null) throw new Error(`contract violation: ${violation}; body: ${text.slice(0, 500)}`);
+      return { status: response.status, headers: response.headers, body: parsed as any, text };
+    },
+  };
+}
+
+/**
+ * Starts a server on 127.0.0.1, port 0, with a fresh home.
+ *
+ * @param options.env - extra environment for {@link loadConfig} (SVC_HOME is set to the temp home).
+ * @param options.config - fields that override the loaded configuration.
+ * @param options.home - reuse this home instead of a fresh one (it is then not deleted on close).
+ */
+export async function startTestServer(
+  options: { env?: Record<string, string>; config?: Partial<ServerConfig>; home?: string } = {},
+): Promise<TestServer> {
+  const home = options.home ?? (await mkdtemp(join(tmpdir(), 'svc-test-')));
+  const config: ServerConfig = { ...loadConfig({ SVC_HOME: home, ...options.env }), ...options.config };
+  const app = await buildApp(config);
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  const client = contractClient(address);
+  return {
+    baseUrl: address,
+    home,
+    config,
+    app,
+    request: client.request,
+    async close() {
+      await app.close();
+      if (options.home === undefined) await rm(home, { recursive: true, force: true });
+    },
+  };
+}
