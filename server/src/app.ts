@@ -3,7 +3,7 @@
  * contract's operations. `buildApp` never listens; `bin/svc-local` does.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { Authenticator } from './auth/authenticator.js';
 import { holdsAny, type Permission } from './auth/permissions.js';
 import { anonymousPrincipal, type Principal } from './auth/principal.js';
@@ -14,6 +14,7 @@ import { SchemaCompiler } from './contract/schema-compiler.js';
 import { AccessTokens } from './crypto/access-tokens.js';
 import { KeyEncryption } from './crypto/key-encryption.js';
 import { ApiError } from './errors.js';
+import { answerClientError } from './http/client-errors.js';
 import { respond, toErrorResponse } from './http/error-responses.js';
 import { authHandlers } from './routes/auth-routes.js';
 import { healthHandlers } from './routes/health-routes.js';
@@ -67,6 +68,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
         const response = toErrorResponse(error, request.log);
         void (reply as FastifyReply).code(response.status).headers(response.headers).send(response.body);
       },
+      clientErrorHandler: answerClientError,
     });
     app.decorateRequest('principal', null);
     app.removeContentTypeParser('text/plain');
@@ -163,17 +165,33 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
   }
 }
 
+/**
+ * The route's `onRequest` hook: authenticates and checks the operation's permissions. Callback
+ * style, so a request whose credential was seen before is authorised without a promise.
+ */
 function authorize(spec: OperationSpec, config: ServerConfig, authenticator: Authenticator) {
-  return async function authorizeRequest(request: { headers: { authorization?: string | undefined }; principal: Principal | null }): Promise<void> {
-    if (!config.authEnabled) {
-      request.principal = anonymousPrincipal;
-      return;
-    }
-    if (spec.isPublic) return;
-    const principal = await authenticator.authenticate(request.headers.authorization);
+  const admit = (request: FastifyRequest, principal: Principal): void => {
     if (!holdsAny(principal.permissions, spec.requiredPermissions)) {
       throw new ApiError('permission_denied', `Missing permission: ${spec.requiredPermissions.join(' or ')}`);
     }
     request.principal = principal;
+  };
+  return function authorizeRequest(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+    if (!config.authEnabled) {
+      request.principal = anonymousPrincipal;
+      return done();
+    }
+    if (spec.isPublic) return done();
+    try {
+      const principal = authenticator.authenticate(request.headers.authorization);
+      if (principal instanceof Promise) {
+        principal.then((resolved) => admit(request, resolved)).then(() => done(), done);
+        return;
+      }
+      admit(request, principal);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   };
 }

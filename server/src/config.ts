@@ -113,7 +113,7 @@ function secretSource(env: Environment, variable: string, path: string): SecretS
   const value = nonEmpty(env, variable);
   if (value === undefined) return { kind: 'file', path };
   if (value.length < SECRET_MIN_LENGTH) {
-    throw new ConfigError(`${variable} must be at least ${SECRET_MIN_LENGTH} characters (256 bits); generate one with: openssl rand -hex 32`);
+    throw new ConfigError(`${variable} must be at least ${SECRET_MIN_LENGTH} characters; use 256 random bits, e.g. the output of: openssl rand -hex 32`);
   }
   return { kind: 'env', variable, value };
 }

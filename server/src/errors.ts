@@ -28,6 +28,8 @@ export const errorRegistry: Record<ErrorCode, ErrorClass> = {
   credentials_in_query: invalid,
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },
+  request_headers_too_large: { status: 431, type: 'invalid_request_error' },
+  request_timeout: { status: 408, type: 'invalid_request_error' },
   password_too_short: invalid,
   password_too_long: invalid,
   password_too_common: invalid,

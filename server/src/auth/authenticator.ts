@@ -5,8 +5,8 @@
  * request everywhere.
  */
 import { ApiError } from '../errors.js';
-import type { AccessTokens } from '../crypto/access-tokens.js';
-import { apiKeyDigest, apiKeyShape } from '../crypto/api-key-format.js';
+import type { AccessClaims, AccessTokenFailure, AccessTokens } from '../crypto/access-tokens.js';
+import { apiKeyDigestBase64, apiKeyShape } from '../crypto/api-key-format.js';
 import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
 import type { Storage } from '../storage/storage.js';
 import type { UserRecord } from '../storage/users-repository.js';
@@ -39,11 +39,12 @@ export class Authenticator {
   }
 
   /**
-   * Authenticates the raw header value.
+   * Authenticates the raw header value. Answers synchronously when the credential was seen before
+   * (the hot path), with a promise when a token signature must be checked.
    *
    * @throws {ApiError} 400 for a malformed header, 401 for missing or failed credentials.
    */
-  async authenticate(header: string | undefined): Promise<Principal> {
+  authenticate(header: string | undefined): Principal | Promise<Principal> {
     if (header === undefined || header === '') {
       throw new ApiError('missing_credentials', 'Not authenticated: send Authorization: Bearer <access token or API key>');
     }
@@ -52,12 +53,16 @@ export class Authenticator {
       throw new ApiError('malformed_authorization_header', 'Malformed Authorization header: expected "Bearer <access token or API key>"');
     }
     const credential = match[1] as string;
-    this.#refreshCaches();
     return credential.startsWith('sk-') ? this.#authenticateKey(credential) : this.#authenticateToken(credential);
   }
 
-  async #authenticateToken(token: string): Promise<Principal> {
-    const claims = await this.#accessTokens.verify(token);
+  #authenticateToken(token: string): Principal | Promise<Principal> {
+    const known = this.#accessTokens.verifyKnown(token);
+    if (known !== undefined) return this.#principalForClaims(known);
+    return this.#accessTokens.verify(token).then((claims) => this.#principalForClaims(claims));
+  }
+
+  #principalForClaims(claims: AccessClaims | { failure: AccessTokenFailure }): Principal {
     if ('failure' in claims) {
       throw claims.failure === 'expired'
         ? new ApiError('token_expired', 'Access token has expired; refresh it or log in again')
@@ -74,13 +79,13 @@ export class Authenticator {
 
   #authenticateKey(presented: string): Principal {
     if (apiKeyShape(presented) === 'malformed') throw new ApiError('invalid_api_key', 'Invalid API key');
-    const digest = apiKeyDigest(presented);
-    const cacheKey = digest.toString('base64');
-    let cached = this.#keys.get(cacheKey);
+    this.#refreshCaches();
+    const digest = apiKeyDigestBase64(presented);
+    let cached = this.#keys.get(digest);
     if (cached === undefined) {
-      const key = this.#storage.apiKeys.findByDigest(digest);
+      const key = this.#storage.apiKeys.findByDigest(Buffer.from(digest, 'base64'));
       cached = key === null ? null : { key, owner: this.#user(key.userId) };
-      this.#keys.set(cacheKey, cached);
+      this.#keys.set(digest, cached);
     }
     if (cached === null || cached.owner === null) throw new ApiError('invalid_api_key', 'Invalid API key');
     const { key, owner } = cached;

@@ -8,7 +8,7 @@ import { componentSchemas, operationSpecs, type OperationSpec } from './contract
 import { SchemaCompiler } from './schema-compiler.js';
 
 /** Statuses any route may answer with the error shape, though no operation lists them. */
-export const genericErrorStatuses: readonly number[] = [404, 413, 415, 429, 500, 503];
+export const genericErrorStatuses: readonly number[] = [404, 408, 413, 415, 429, 431, 500, 503];
 
 interface Route {
   spec: OperationSpec;
@@ -20,7 +20,8 @@ export class ResponseValidator {
   readonly #compiler = new SchemaCompiler({ coerceTypes: false });
   readonly #routes: Route[] = operationSpecs.map((spec) => ({
     spec,
-    pattern: new RegExp(`^${spec.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    // `[^/]*` as the router matches: an empty segment (`/v1/admin/users/`) reaches the operation, whose parameter schema refuses it.
+    pattern: new RegExp(`^${spec.path.replace(/\{[^}]+\}/g, '[^/]*')}$`),
   }));
   readonly #validators = new Map<string, ValidateFunction>();
 

@@ -3,7 +3,7 @@
  * base62 CRC32 checksum of everything before it, so typos and leaked keys are recognisable offline.
  * Legacy keys migrated from the JSON configuration (`sk-` + 13 alphanumerics) are recognised too.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /** The prefix of every key this server issues. */
@@ -41,9 +41,14 @@ export function apiKeyShape(key: string): ApiKeyShape {
   return LEGACY_KEY.test(key) ? 'legacy' : 'malformed';
 }
 
-/** The SHA-256 digest under which a key is looked up. */
+/** The SHA-256 digest under which a key is stored and looked up. */
 export function apiKeyDigest(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
+  return Buffer.from(apiKeyDigestBase64(key), 'base64');
+}
+
+/** The same digest in base64: the cheap form (one-shot hash, no buffer) for in-memory lookups. */
+export function apiKeyDigestBase64(key: string): string {
+  return hash('sha256', key, 'base64');
 }
 
 /** The part of a key shown in listings. */

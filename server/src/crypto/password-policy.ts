@@ -26,7 +26,14 @@ export function assertPasswordAcceptable(password: string, minLength: number, us
     throw new ApiError('password_too_long', `Password must be at most ${PASSWORD_MAX_LENGTH} characters long`, { param: field });
   }
   const lower = password.toLowerCase();
-  if (commonPasswords.test(lower) || (username !== null && lower === username.toLowerCase()) || new Set(password).size === 1) {
-    throw new ApiError('password_too_common', 'Password is too common or too easy to guess; choose a longer passphrase', { param: field });
+  const reason = commonPasswords.test(lower)
+    ? 'it is on the list of commonly used passwords'
+    : username !== null && lower === username.toLowerCase()
+      ? 'it is the same as the username'
+      : new Set(password).size === 1
+        ? 'it repeats a single character'
+        : null;
+  if (reason !== null) {
+    throw new ApiError('password_too_common', `Password is too easy to guess: ${reason}; choose a longer passphrase`, { param: field });
   }
 }

@@ -61,7 +61,7 @@ export class SessionService {
     const outcome = this.#storage.transaction(() => {
       const record = this.#storage.sessions.findToken(digest);
       if (record === null || record.expiresAt <= now || record.familyExpiresAt <= now) return null;
-      if (record.rotatedAt !== null && now - record.rotatedAt > this.#config.refreshReuseGraceSeconds * 1000) {
+      if (record.rotatedAt !== null && now - record.rotatedAt >= this.#config.refreshReuseGraceSeconds * 1000) {
         this.#storage.sessions.deleteFamily(record.familyId);
         return 'reused' as const;
       }

@@ -3,7 +3,7 @@
  * `user_permissions` tables.
  */
 import type { Statement } from 'better-sqlite3';
-import type { Permission } from '../auth/permissions.js';
+import { allPermissions, type Permission } from '../auth/permissions.js';
 import type { ChangeTracker } from './change-tracker.js';
 import type { Database } from './database.js';
 
@@ -51,6 +51,8 @@ interface UserRow {
 const SELECT_USER = `
   SELECT u.*, (SELECT group_concat(permission, ' ') FROM user_permissions p WHERE p.user_id = u.id) AS permissions
   FROM users u`;
+
+const permissionOrder = new Map(allPermissions.map((permission, index) => [permission, index]));
 
 /** Reads and writes users. Every write marks the change tracker. */
 export class UsersRepository {
@@ -166,7 +168,10 @@ function toRecord(row: UserRow): UserRecord {
     enabled: row.enabled === 1,
     mustChangePassword: row.must_change_password === 1,
     tokenVersion: row.token_version,
-    permissions: row.permissions === null ? [] : (row.permissions.split(' ') as Permission[]),
+    permissions:
+      row.permissions === null
+        ? []
+        : (row.permissions.split(' ') as Permission[]).sort((a, b) => (permissionOrder.get(a) ?? 0) - (permissionOrder.get(b) ?? 0)),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -27,10 +27,11 @@ CREATE TABLE user_permissions (
   PRIMARY KEY (user_id, permission)
 ) STRICT, WITHOUT ROWID;
 
+-- Keyed by the digest (WITHOUT ROWID): verifying a key walks one B-tree, however many keys exist.
 CREATE TABLE api_keys (
-  id                TEXT PRIMARY KEY,
+  key_hash          BLOB PRIMARY KEY,         -- SHA-256 of the plaintext key
+  id                TEXT NOT NULL UNIQUE,
   user_id           TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-  key_hash          BLOB NOT NULL UNIQUE,     -- SHA-256 of the plaintext key
   key_prefix        TEXT NOT NULL,
   ciphertext        BLOB NOT NULL,            -- format byte | nonce | AES-256-GCM ciphertext | tag
   encryption_key_id TEXT NOT NULL,            -- fingerprint of the key that encrypted it
@@ -43,7 +44,7 @@ CREATE TABLE api_keys (
   permissions       TEXT,                     -- JSON array narrowing the owner's, or NULL
   created_at        INTEGER NOT NULL,
   updated_at        INTEGER NOT NULL
-) STRICT;
+) STRICT, WITHOUT ROWID;
 CREATE INDEX api_keys_by_user ON api_keys (user_id, created_at);
 
 -- One row per login session; rotation keeps the family and replaces its tokens.

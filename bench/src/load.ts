@@ -1,0 +1,41 @@
+/**
+ * Drives load at one URL with autocannon and measures, at the same time, the CPU the server process
+ * spent (from /proc), so a result says both how many requests per second were served and how much
+ * server CPU each one cost.
+ */
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+/** One measured run. */
+export interface LoadResult {
+  requestsPerSecond: number;
+  /** Server CPU time per request in microseconds (user + system). */
+  serverCpuMicrosPerRequest: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Sends GET `url` with `headers` over `connections` for `seconds`, measuring the server `pid`. */
+export async function measure(url: string, headers: Record<string, string>, pid: number, seconds: number, connections = 32): Promise<LoadResult> {
+  const before = cpuTicks(pid);
+  const result = await autocannon({ url, headers, connections, duration: seconds, pipelining: 1 });
+  const cpuSeconds = (cpuTicks(pid) - before) / CLOCK_TICKS_PER_SECOND;
+  const total = result.requests.total;
+  return {
+    requestsPerSecond: total / seconds,
+    serverCpuMicrosPerRequest: total === 0 ? Number.NaN : (cpuSeconds * 1e6) / total,
+    total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * `npm run bench`: runs every benchmark and prints its figures and ratios. Ratios are measured in one
+ * run on one machine; absolute numbers depend on the machine, the ratios are the goals.
+ */
+import { benchmarkAuthOverhead } from './auth-overhead.js';
+import { benchmarkKeyLookup } from './key-lookup-scaling.js';
+
+const seconds = Number(process.env['SVC_BENCH_SECONDS'] ?? 8);
+const rounds = Number(process.env['SVC_BENCH_ROUNDS'] ?? 2);
+
+const format = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+console.log(`GET /v1/auth/me, ${rounds} alternating rounds of ${seconds} s per scenario, 32 connections (best round kept)\n`);
+const report = await benchmarkAuthOverhead({ seconds, rounds });
+const rows = [
+  ['(a) JWT', report.jwt],
+  ['(b) API key', report.apiKey],
+  ['(c) auth off', report.authOff],
+] as const;
+console.log('scenario        req/s    server CPU µs/req');
+for (const [name, result] of rows) {
+  console.log(`${name.padEnd(14)} ${format(result.requestsPerSecond).padStart(7)}    ${format(result.serverCpuMicrosPerRequest, 1).padStart(8)}`);
+}
+const ratio = (x: number, y: number) => format(x / y, 3);
+console.log('');
+console.log(`throughput a/c = ${ratio(report.jwt.requestsPerSecond, report.authOff.requestsPerSecond)}   (goal >= 0.9)`);
+console.log(`throughput b/c = ${ratio(report.apiKey.requestsPerSecond, report.authOff.requestsPerSecond)}   (goal >= 0.9)`);
+console.log(`server CPU per request c/a = ${ratio(report.authOff.serverCpuMicrosPerRequest, report.jwt.serverCpuMicrosPerRequest)}, c/b = ${ratio(report.authOff.serverCpuMicrosPerRequest, report.apiKey.serverCpuMicrosPerRequest)} (capacity ratios; 1.0 = free)`);
+
+const largeKeyCount = Number(process.env['SVC_BENCH_KEYS'] ?? 1_000_000);
+console.log(`\nAPI-key verification (checksum, SHA-256, indexed lookup; uncached) at 100 vs ${format(largeKeyCount)} stored keys`);
+const keys = await benchmarkKeyLookup(largeKeyCount);
+console.log(`${format(keys.small.keys).padStart(9)} keys: ${format(keys.small.nanosPerVerification / 1000, 2)} µs per verification`);
+console.log(`${format(keys.large.keys).padStart(9)} keys: ${format(keys.large.nanosPerVerification / 1000, 2)} µs per verification`);
+console.log(`cost ratio large/small = ${ratio(keys.large.nanosPerVerification, keys.small.nanosPerVerification)}   (goal <= 1.2)`);

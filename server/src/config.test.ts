@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from './config.js';
+
+const home = '/tmp/svc-config-test-home';
+
+/** Runs `loadConfig` with a fixed home and `env`, returning the ConfigError it throws. */
+function configErrorFor(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig({ SVC_HOME: home, ...env });
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+function assertOneLineNaming(error: ConfigError, variable: string): void {
+  assert.equal(error.name, 'ConfigError');
+  assert.ok(error.message.includes(variable), `message should name ${variable}: ${error.message}`);
+  assert.ok(!error.message.includes('\n'), `message should be one line: ${error.message}`);
+}
+
+describe('loadConfig: SVC_AUTH_ADVANCED', () => {
+  it('enables authentication when unset, empty or 1/true/yes in any case', () => {
+    assert.equal(loadConfig({ SVC_HOME: home }).authEnabled, true);
+    for (const value of ['', '1', 'true', 'yes', 'TRUE', 'Yes', ' true ']) {
+      assert.equal(loadConfig({ SVC_HOME: home, SVC_AUTH_ADVANCED: value }).authEnabled, true, `value ${JSON.stringify(value)}`);
+    }
+  });
+
+  it('disables authentication for 0/false/no in any case', () => {
+    for (const value of ['0', 'false', 'no', 'No', 'FALSE']) {
+      assert.equal(loadConfig({ SVC_HOME: home, SVC_AUTH_ADVANCED: value }).authEnabled, false, `value ${value}`);
+    }
+  });
+
+  it('refuses any other value with one line naming the variable', () => {
+    for (const value of ['on', 'off', '2', 'enabled', 'ture']) {
+      const error = configErrorFor({ SVC_AUTH_ADVANCED: value });
+      assertOneLineNaming(error, 'SVC_AUTH_ADVANCED');
+      assert.ok(error.message.includes(value));
+    }
+  });
+});
+
+describe('loadConfig: SVC_ACCESS_TOKEN_EXPIRE_MINUTES', () => {
+  it('defaults to 30 minutes, given in seconds', () => {
+    assert.equal(loadConfig({ SVC_HOME: home }).accessTokenTtlSeconds, 1800);
+  });
+
+  it('accepts a whole number of minutes', () => {
+    assert.equal(loadConfig({ SVC_HOME: home, SVC_ACCESS_TOKEN_EXPIRE_MINUTES: '1' }).accessTokenTtlSeconds, 60);
+    assert.equal(loadConfig({ SVC_HOME: home, SVC_ACCESS_TOKEN_EXPIRE_MINUTES: '90' }).accessTokenTtlSeconds, 5400);
+  });
+
+  it('refuses zero, negative, fractional and non-numeric values', () => {
+    for (const value of ['0', '-1', '1.5', 'abc', '30m', '1e3']) {
+      assertOneLineNaming(configErrorFor({ SVC_ACCESS_TOKEN_EXPIRE_MINUTES: value }), 'SVC_ACCESS_TOKEN_EXPIRE_MINUTES');
+    }
+  });
+});
+
+describe('loadConfig: SVC_PASSWORD_MIN_LENGTH', () => {
+  it('defaults to 15', () => {
+    assert.equal(loadConfig({ SVC_HOME: home }).passwordMinLength, 15);
+  });
+
+  it('accepts 8 through 64', () => {
+    for (const value of [8, 15, 64]) {
+      assert.equal(loadConfig({ SVC_HOME: home, SVC_PASSWORD_MIN_LENGTH: String(value) }).passwordMinLength, value);
+    }
+  });
+
+  it('refuses values below 8, above 64 or not whole numbers', () => {
+    for (const value of ['7', '0', '65', '-8', '10.5', 'twelve']) {
+      assertOneLineNaming(configErrorFor({ SVC_PASSWORD_MIN_LENGTH: value }), 'SVC_PASSWORD_MIN_LENGTH');
+    }
+  });
+});
+
+describe('loadConfig: paths and secrets', () => {
+  it('puts the database and both secret files under {SVC_HOME}/auth by default', () => {
+    const config = loadConfig({ SVC_HOME: home });
+    assert.equal(config.home, resolve(home));
+    assert.equal(config.databasePath, join(resolve(home), 'auth', 'auth.db'));
+    assert.deepEqual(config.jwtSecret, { kind: 'file', path: join(resolve(home), 'auth', 'jwt_secret_key') });
+    assert.deepEqual(config.encryptionKey, { kind: 'file', path: join(resolve(home), 'auth', 'encryption_key') });
+  });
+
+  it('uses ~/.svc when SVC_HOME is unset', () => {
+    const config = loadConfig({});
+    assert.equal(config.home, join(homedir(), '.svc'));
+    assert.equal(config.databasePath, join(homedir(), '.svc', 'auth', 'auth.db'));
+  });
+
+  it('takes the database path from SVC_AUTH_DB_PATH, resolved to an absolute path', () => {
+    assert.equal(loadConfig({ SVC_HOME: home, SVC_AUTH_DB_PATH: '/var/lib/svc/other.db' }).databasePath, '/var/lib/svc/other.db');
+    assert.equal(loadConfig({ SVC_HOME: home, SVC_AUTH_DB_PATH: 'relative.db' }).databasePath, resolve('relative.db'));
+  });
+
+  it('takes secrets of at least 32 characters from the environment', () => {
+    const jwt = 'j'.repeat(32);
+    const encryption = 'e'.repeat(64);
+    const config = loadConfig({ SVC_HOME: home, SVC_AUTH_JWT_SECRET_KEY: jwt, SVC_AUTH_ENCRYPTION_KEY: encryption });
+    assert.deepEqual(config.jwtSecret, { kind: 'env', variable: 'SVC_AUTH_JWT_SECRET_KEY', value: jwt });
+    assert.deepEqual(config.encryptionKey, { kind: 'env', variable: 'SVC_AUTH_ENCRYPTION_KEY', value: encryption });
+  });
+
+  it('refuses a secret from the environment shorter than 32 characters', () => {
+    for (const variable of ['SVC_AUTH_JWT_SECRET_KEY', 'SVC_AUTH_ENCRYPTION_KEY']) {
+      assertOneLineNaming(configErrorFor({ [variable]: 'x'.repeat(31) }), variable);
+    }
+  });
+
+  it('fixes the refresh-token lifetime at 7 days and the reuse grace at 10 seconds', () => {
+    const config = loadConfig({ SVC_HOME: home });
+    assert.equal(config.refreshTokenTtlSeconds, 7 * 24 * 60 * 60);
+    assert.equal(config.refreshReuseGraceSeconds, 10);
+    assert.ok(config.sessionMaxLifetimeSeconds >= config.refreshTokenTtlSeconds);
+  });
+});
