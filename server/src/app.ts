@@ -63,6 +63,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
       // Per-request log lines are off: the audit trail records requests, the log records faults.
       logController: new LogController({ disableRequestLogging: true }),
       genReqId: () => randomUUID(),
+      // Only the contract's operations exist: no implicit HEAD twins of GET routes.
+      exposeHeadRoutes: false,
       routerOptions: { maxParamLength: 256 },
       frameworkErrors: (error, request, reply) => {
         const response = toErrorResponse(error, request.log);

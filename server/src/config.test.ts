@@ -101,17 +101,18 @@ describe('loadConfig: paths and secrets', () => {
     assert.equal(loadConfig({ SVC_HOME: home, SVC_AUTH_DB_PATH: 'relative.db' }).databasePath, resolve('relative.db'));
   });
 
-  it('takes secrets of at least 32 characters from the environment', () => {
-    const jwt = 'j'.repeat(32);
+  it('takes secrets of at least 256 bits from the environment (43 base64 or 64 hex characters)', () => {
+    const jwt = 'j'.repeat(43);
     const encryption = 'e'.repeat(64);
     const config = loadConfig({ SVC_HOME: home, SVC_AUTH_JWT_SECRET_KEY: jwt, SVC_AUTH_ENCRYPTION_KEY: encryption });
     assert.deepEqual(config.jwtSecret, { kind: 'env', variable: 'SVC_AUTH_JWT_SECRET_KEY', value: jwt });
     assert.deepEqual(config.encryptionKey, { kind: 'env', variable: 'SVC_AUTH_ENCRYPTION_KEY', value: encryption });
   });
 
-  it('refuses a secret from the environment shorter than 32 characters', () => {
+  it('refuses a secret from the environment weaker than 256 bits', () => {
     for (const variable of ['SVC_AUTH_JWT_SECRET_KEY', 'SVC_AUTH_ENCRYPTION_KEY']) {
-      assertOneLineNaming(configErrorFor({ [variable]: 'x'.repeat(31) }), variable);
+      assertOneLineNaming(configErrorFor({ [variable]: 'x'.repeat(42) }), variable);
+      assertOneLineNaming(configErrorFor({ [variable]: 'ab'.repeat(31) + 'a' }), variable);
     }
   });
 

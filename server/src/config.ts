@@ -46,10 +46,22 @@ const DAY_SECONDS = 24 * 60 * 60;
 export const PASSWORD_MIN_LENGTH_FLOOR = 8;
 /** The longest password accepted (also the contract's `maxLength`): a bound against hashing abuse. */
 export const PASSWORD_MAX_LENGTH = 1024;
-/** The shortest secret accepted from the environment (256 bits as hex or text). */
-export const SECRET_MIN_LENGTH = 32;
+/** The strength every secret must reach. */
+export const SECRET_MIN_BITS = 256;
 
-type Environment = Readonly<Record<string, string | undefined>>;
+/**
+ * A conservative estimate of a secret's strength: 4 bits per character when it is all hex digits,
+ * else 6 (base64 or text). 64 hex or 43 base64 characters reach 256 bits.
+ */
+export function secretStrengthBits(secret: string): number {
+  return secret.length * (/^[0-9a-fA-F]+$/.test(secret) ? 4 : 6);
+}
+
+/** What a weak secret is told to do. */
+export const SECRET_ADVICE = 'use at least 256 random bits: 64 hex or 43 base64 characters, e.g. the output of: openssl rand -hex 32';
+
+/** The environment variables, as `process.env` holds them. */
+export type Environment = Readonly<Record<string, string | undefined>>;
 
 /**
  * Reads the configuration from `env`.
@@ -112,8 +124,8 @@ function parsePasswordMinLength(env: Environment): number {
 function secretSource(env: Environment, variable: string, path: string): SecretSource {
   const value = nonEmpty(env, variable);
   if (value === undefined) return { kind: 'file', path };
-  if (value.length < SECRET_MIN_LENGTH) {
-    throw new ConfigError(`${variable} must be at least ${SECRET_MIN_LENGTH} characters; use 256 random bits, e.g. the output of: openssl rand -hex 32`);
+  if (secretStrengthBits(value) < SECRET_MIN_BITS) {
+    throw new ConfigError(`${variable} is too short: ${SECRET_ADVICE}`);
   }
   return { kind: 'env', variable, value };
 }

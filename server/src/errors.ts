@@ -10,7 +10,8 @@ export type ErrorCode = components['schemas']['ErrorCode'];
 export type ErrorBody = components['schemas']['Error'];
 type ErrorType = ErrorBody['error']['type'];
 
-interface ErrorClass {
+/** The HTTP status and OpenAI-style `type` of an error code. */
+export interface ErrorClass {
   status: number;
   type: ErrorType;
 }

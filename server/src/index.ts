@@ -2,9 +2,10 @@
  * The public surface of the svc server package.
  */
 export { buildApp, type AppOptions } from './app.js';
-export { loadConfig, ConfigError, type ServerConfig, type SecretSource } from './config.js';
-export { errorRegistry, type ErrorCode, type ErrorBody } from './errors.js';
+export { loadConfig, ConfigError, type ServerConfig, type SecretSource, type Environment } from './config.js';
+export { errorRegistry, type ErrorCode, type ErrorBody, type ErrorClass } from './errors.js';
 export { allPermissions, legacyPermissionMap, type Permission, type PermissionInput } from './auth/permissions.js';
-export { operationSpecs, type OperationSpec, type OperationId } from './contract/contract.js';
+export { operationSpecs, type OperationSpec, type OperationId, type JsonSchema } from './contract/contract.js';
 export { ResponseValidator } from './contract/response-validator.js';
 export { SERVICE_VERSION } from './routes/health-routes.js';
+export type { paths, components, operations } from './generated/openapi.js';

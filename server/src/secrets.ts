@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ConfigError, SECRET_MIN_LENGTH, type SecretSource } from './config.js';
+import { ConfigError, SECRET_MIN_BITS, secretStrengthBits, type SecretSource } from './config.js';
 
 /** What to do when a secret's file does not exist yet. */
 export interface SecretOptions {
@@ -41,8 +41,8 @@ function readSecretFile(path: string, label: string): string | null {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new ConfigError(`cannot read the ${label} file ${path}: ${(error as Error).message}`);
   }
-  if (text.length < SECRET_MIN_LENGTH) {
-    throw new ConfigError(`the ${label} file ${path} holds fewer than ${SECRET_MIN_LENGTH} characters; restore it or remove it to generate a new one`);
+  if (secretStrengthBits(text) < SECRET_MIN_BITS) {
+    throw new ConfigError(`the ${label} file ${path} holds fewer than ${SECRET_MIN_BITS} bits; restore it or remove it to generate a new one`);
   }
   return text;
 }

@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import { ApiError } from '../errors.js';
 import { PASSWORD_MAX_LENGTH } from '../config.js';
+import { normalizePassword } from './passwords.js';
 
 interface CommonPasswordList {
   test(password: string): boolean;
@@ -18,7 +19,7 @@ const commonPasswords = createRequire(import.meta.url)('fxa-common-password-list
  * @param field - the request field, reported as `param`.
  */
 export function assertPasswordAcceptable(password: string, minLength: number, username: string | null, field: string): void {
-  const length = [...password].length;
+  const length = [...normalizePassword(password)].length;
   if (length < minLength) {
     throw new ApiError('password_too_short', `Password must be at least ${minLength} characters long`, { param: field });
   }

@@ -31,4 +31,13 @@ describe('password hashing (argon2id)', () => {
     assert.equal(await verifyPassword(null, 'svc dummy password for absent users'), false);
     assert.equal(await verifyPassword('not a phc string', password), false);
   });
+
+  it('compares passwords in NFKC form: composed and decomposed spellings are the same password', async () => {
+    const composed = 'caf\u00e9 au lait sous la pluie';
+    const decomposed = 'cafe\u0301 au lait sous la pluie';
+    assert.notEqual(composed, decomposed);
+    const stored = await hashPassword(composed);
+    assert.equal(await verifyPassword(stored, decomposed), true);
+    assert.equal(await verifyPassword(stored, 'cafe au lait sous la pluie'), false);
+  });
 });

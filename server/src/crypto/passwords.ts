@@ -16,9 +16,17 @@ export const passwordHashParameters = {
   parallelism: 1,
 } as const;
 
+/**
+ * Passwords are compared in Unicode NFKC form (NIST SP 800-63B), so one passphrase typed with
+ * composed or decomposed characters is the same password.
+ */
+export function normalizePassword(password: string): string {
+  return password.normalize('NFKC');
+}
+
 /** Hashes a password with a fresh random salt (PHC string format). */
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, passwordHashParameters);
+  return hash(normalizePassword(password), passwordHashParameters);
 }
 
 let dummyHash: Promise<string> | undefined;
@@ -30,11 +38,11 @@ let dummyHash: Promise<string> | undefined;
 export async function verifyPassword(storedHash: string | null, password: string): Promise<boolean> {
   if (storedHash === null) {
     dummyHash ??= hashPassword('svc dummy password for absent users');
-    await verify(await dummyHash, password).catch(() => false);
+    await verify(await dummyHash, normalizePassword(password)).catch(() => false);
     return false;
   }
   try {
-    return await verify(storedHash, password);
+    return await verify(storedHash, normalizePassword(password));
   } catch {
     return false;
   }

@@ -2,7 +2,7 @@
  * Opens the SQLite database: WAL journal, a busy timeout, foreign keys, full sync, and the numbered
  * migrations applied under an immediate transaction so that processes starting together migrate once.
  */
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { migrations } from './migrations/index.js';
@@ -22,9 +22,11 @@ const BUSY_TIMEOUT_MS = 5000;
 export function openDatabase(path: string): Database {
   const directory = dirname(path);
   mkdirSync(directory, { recursive: true, mode: 0o700 });
+  // Create the file 0600 before SQLite does, so it never exists with the umask's looser mode.
+  closeSync(openSync(path, 'a', 0o600));
+  chmodSync(path, 0o600);
   const db = new BetterSqlite3(path, { timeout: BUSY_TIMEOUT_MS });
   try {
-    chmodSync(path, 0o600);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');

@@ -1,0 +1,212 @@
+/**
+ * Security requirements 40–42: the generated secret files (JWT signing secret, API-key encryption
+ * key): randomness, file modes, agreement between processes starting together, survival across
+ * restarts, and refusing to replace a lost encryption key silently.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import {
+  adminCredentials,
+  contractClient,
+  createKey,
+  login,
+  setupAdmin,
+  startServerProcess,
+  startTestServer,
+  type ServerProcess,
+} from '@svc/server/testing';
+import { authDirectory, encryptionKey, jwtSecret } from './support.js';
+
+const mode = (path: string) => statSync(path).mode & 0o777;
+const octal = (value: number) => `0${value.toString(8)}`;
+
+async function withHome<T>(work: (home: string) => Promise<T>): Promise<T> {
+  const home = await mkdtemp(join(tmpdir(), 'svc-secrets-'));
+  try {
+    return await work(home);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+describe('security: secret files (R40–R42)', () => {
+  it('R40: two fresh homes get different, random secrets', async () => {
+    const first = await startTestServer();
+    const second = await startTestServer();
+    try {
+      const secrets = [jwtSecret(first.home), encryptionKey(first.home), jwtSecret(second.home), encryptionKey(second.home)];
+      for (const secret of secrets) assert.match(secret, /^[0-9a-f]{64}$/);
+      assert.equal(new Set(secrets).size, 4, 'two secrets are equal');
+      // 64 hex characters from a CSPRNG use most of the 16 symbols; a constant or patterned value would not.
+      for (const secret of secrets) assert.ok(new Set(secret).size >= 10, `low-variety secret ${secret}`);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it('R41: the secret files and the database are mode 0600 in a 0700 directory, with no temporary file left', async () => {
+    await withHome(async (home) => {
+      const server = await startTestServer({ home });
+      try {
+        // Writes so that the WAL and shared-memory files exist too.
+        const admin = await setupAdmin(server);
+        await createKey(server, admin.accessToken, { name: 'r41' });
+        const directory = authDirectory(home);
+        assert.equal(octal(mode(directory)), '0700');
+        const files = readdirSync(directory).sort();
+        assert.deepEqual(
+          files.filter((f) => !['auth.db', 'auth.db-wal', 'auth.db-shm', 'encryption_key', 'jwt_secret_key'].includes(f)),
+          [],
+          `unexpected files: ${files.join(', ')}`,
+        );
+        for (const file of ['jwt_secret_key', 'encryption_key', 'auth.db', 'auth.db-wal', 'auth.db-shm']) {
+          const path = join(directory, file);
+          if (file.startsWith('auth.db-') && !existsSync(path)) continue;
+          assert.equal(octal(mode(path)), '0600', file);
+        }
+      } finally {
+        await server.close();
+      }
+    });
+  });
+
+  it('R41: a pre-existing group- and world-readable auth directory is tightened to 0700 on first run', async () => {
+    await withHome(async (home) => {
+      mkdirSync(authDirectory(home), { mode: 0o755 });
+      assert.equal(octal(mode(authDirectory(home))) === '0700', false);
+      const server = await startTestServer({ home });
+      try {
+        assert.equal(octal(mode(authDirectory(home))), '0700');
+        assert.equal(octal(mode(join(authDirectory(home), 'jwt_secret_key'))), '0600');
+      } finally {
+        await server.close();
+      }
+    });
+  });
+
+  it('R41: four processes started together on one empty home agree on the secrets: a token or key from any works on all', async () => {
+    await withHome(async (home) => {
+      const started = await Promise.allSettled(Array.from({ length: 4 }, () => startServerProcess({ SVC_HOME: home })));
+      const processes = started.filter((s): s is PromiseFulfilledResult<ServerProcess> => s.status === 'fulfilled').map((s) => s.value);
+      try {
+        const failures = started.filter((s): s is PromiseRejectedResult => s.status === 'rejected').map((s) => String(s.reason));
+        assert.deepEqual(failures, [], 'a process failed to start');
+        const clients = processes.map((p) => contractClient(p.baseUrl));
+        const [first, second] = clients as [ReturnType<typeof contractClient>, ReturnType<typeof contractClient>];
+        const admin = await setupAdmin(first);
+        const key = await createKey(second, admin.accessToken, { name: 'r41-shared' });
+        const tokens = [admin.accessToken];
+        for (const client of clients) tokens.push((await login(client, adminCredentials.username, adminCredentials.password)).access_token);
+        for (const [i, client] of clients.entries()) {
+          for (const [j, token] of tokens.entries()) {
+            assert.equal((await client.request('GET', '/v1/auth/me', { token })).status, 200, `token ${j} refused by process ${i}`);
+          }
+          assert.equal((await client.request('GET', '/v1/auth/me', { token: key.key })).status, 200, `key refused by process ${i}`);
+          const revealed = await client.request('GET', `/v1/admin/keys/${key.id}/reveal`, { token: admin.accessToken });
+          assert.equal(revealed.status, 200, `process ${i} uses another encryption key: ${revealed.text}`);
+          assert.equal(revealed.body.key, key.key);
+        }
+        assert.match(jwtSecret(home), /^[0-9a-f]{64}$/);
+        assert.deepEqual(readdirSync(authDirectory(home)).filter((f) => f.endsWith('.tmp')), [], 'temporary files left behind');
+      } finally {
+        await Promise.all(processes.map((p) => p.stop()));
+      }
+    });
+  });
+
+  it('R42: a restart keeps access tokens, refresh tokens and keys valid, and keys revealable', async () => {
+    await withHome(async (home) => {
+      const before = await startTestServer({ home });
+      const admin = await setupAdmin(before);
+      const key = await createKey(before, admin.accessToken, { name: 'r42' });
+      const secrets = [jwtSecret(home), encryptionKey(home)];
+      await before.close();
+
+      const after = await startTestServer({ home });
+      try {
+        assert.deepEqual([jwtSecret(home), encryptionKey(home)], secrets, 'a secret changed across the restart');
+        assert.equal((await after.request('GET', '/v1/auth/me', { token: admin.accessToken })).status, 200);
+        assert.equal((await after.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
+        assert.equal((await after.request('POST', '/v1/auth/refresh', { body: { refresh_token: admin.refreshToken } })).status, 200);
+        const revealed = await after.request('GET', `/v1/admin/keys/${key.id}/reveal`, { token: admin.accessToken });
+        assert.equal(revealed.body.key, key.key);
+      } finally {
+        await after.close();
+      }
+    });
+  });
+
+  it('R42: a missing encryption key file while keys exist stops start-up with a clear message and is not recreated', async () => {
+    await withHome(async (home) => {
+      const first = await startTestServer({ home });
+      const admin = await setupAdmin(first);
+      const key = await createKey(first, admin.accessToken, { name: 'r42-lost' });
+      await first.close();
+      const keyFile = join(authDirectory(home), 'encryption_key');
+      const original = readFileSync(keyFile, 'utf8');
+      rmSync(keyFile);
+
+      await assert.rejects(startServerProcess({ SVC_HOME: home }), (error: Error) => {
+        assert.match(error.message, /exited with 2/);
+        assert.match(error.message, /encryption key file .*encryption_key is missing/);
+        assert.match(error.message, /1 API keys are stored encrypted with it/);
+        assert.match(error.message, /SVC_AUTH_ENCRYPTION_KEY/);
+        return true;
+      });
+      await assert.rejects(startTestServer({ home }), /is missing/);
+      assert.equal(existsSync(keyFile), false, 'the encryption key file was silently recreated');
+
+      // Restoring the file brings everything back.
+      writeFileSync(keyFile, original, { mode: 0o600 });
+      const restored = await startTestServer({ home });
+      try {
+        assert.equal((await restored.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
+        assert.equal((await restored.request('GET', `/v1/admin/keys/${key.id}/reveal`, { token: admin.accessToken })).body.key, key.key);
+      } finally {
+        await restored.close();
+      }
+    });
+  });
+
+  it('R42: a damaged (truncated) secret file stops start-up and is left as it is', async () => {
+    await withHome(async (home) => {
+      const first = await startTestServer({ home });
+      await first.close();
+      const secretFile = join(authDirectory(home), 'jwt_secret_key');
+      writeFileSync(secretFile, 'abc123\n', { mode: 0o600 });
+      await assert.rejects(startTestServer({ home }), /JWT signing secret file .* holds fewer than/);
+      assert.equal(readFileSync(secretFile, 'utf8'), 'abc123\n');
+    });
+  });
+
+  it('R42: a lost JWT secret file is regenerated, and every old access token is refused (fail closed)', async () => {
+    await withHome(async (home) => {
+      const first = await startTestServer({ home });
+      const admin = await setupAdmin(first);
+      const key = await createKey(first, admin.accessToken, { name: 'r42-jwt' });
+      const oldSecret = jwtSecret(home);
+      await first.close();
+      rmSync(join(authDirectory(home), 'jwt_secret_key'));
+
+      const second = await startTestServer({ home });
+      try {
+        assert.notEqual(jwtSecret(home), oldSecret);
+        const refused = await second.request('GET', '/v1/auth/me', { token: admin.accessToken });
+        assert.equal(refused.status, 401);
+        assert.equal(refused.body.error.code, 'invalid_token');
+        // Keys do not depend on the JWT secret; refresh tokens are database records and still rotate.
+        assert.equal((await second.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
+        const refreshed = await second.request('POST', '/v1/auth/refresh', { body: { refresh_token: admin.refreshToken } });
+        assert.equal(refreshed.status, 200);
+        assert.equal((await second.request('GET', '/v1/auth/me', { token: refreshed.body.access_token })).status, 200);
+      } finally {
+        await second.close();
+      }
+    });
+  });
+});
