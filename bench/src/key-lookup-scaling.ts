@@ -1,7 +1,8 @@
 /**
  * Does key verification slow down as keys pile up? Stores 100 and then 1,000,000 keys in a real
- * SQLite file and times the uncached verification of a presented key (format and checksum check,
- * SHA-256, indexed lookup) for keys spread over the whole table.
+ * SQLite file and times the verification of a presented key without the in-process cache (format
+ * and checksum check, SHA-256, indexed lookup) for keys spread over the whole table, after one
+ * warm-up pass over the sampled keys.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -46,7 +47,9 @@ function timeVerification(storage: Storage, keys: readonly string[]): number {
   const verify = (key: string) => {
     if (apiKeyShape(key) !== 'malformed' && storage.apiKeys.findByDigest(apiKeyDigest(key)) !== null) found += 1;
   };
-  for (let i = 0; i < 2_000; i += 1) verify(keys[i % keys.length] as string);
+  // Warm: every sampled key once, so both sizes are measured in steady state (pages mapped and cached).
+  for (const key of keys) verify(key);
+  found = 0;
   const start = process.hrtime.bigint();
   for (let i = 0; i < SAMPLE; i += 1) verify(keys[(i * 7919) % keys.length] as string);
   const elapsed = Number(process.hrtime.bigint() - start);

@@ -17,6 +17,13 @@ const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 /** `last_used_at` is written at most this often per key, keeping writes off most requests. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 const LAST_USED_MEMORY_LIMIT = 100_000;
+/** Cached users and keys per process; past this the cache starts over (a flood of unknown keys cannot grow it). */
+const CACHE_LIMIT = 50_000;
+
+function remember<K, V>(cache: Map<K, V>, key: K, value: V): void {
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, value);
+}
 
 interface CachedKey {
   key: ApiKeyRecord;
@@ -78,6 +85,7 @@ export class Authenticator {
   }
 
   #authenticateKey(presented: string): Principal {
+    // A mistyped or made-up key is refused by its checksum before anything touches the database.
     if (apiKeyShape(presented) === 'malformed') throw new ApiError('invalid_api_key', 'Invalid API key');
     this.#refreshCaches();
     const digest = apiKeyDigestBase64(presented);
@@ -85,7 +93,7 @@ export class Authenticator {
     if (cached === undefined) {
       const key = this.#storage.apiKeys.findByDigest(Buffer.from(digest, 'base64'));
       cached = key === null ? null : { key, owner: this.#user(key.userId) };
-      this.#keys.set(digest, cached);
+      remember(this.#keys, digest, cached);
     }
     if (cached === null || cached.owner === null) throw new ApiError('invalid_api_key', 'Invalid API key');
     const { key, owner } = cached;
@@ -101,7 +109,7 @@ export class Authenticator {
     let user = this.#users.get(id);
     if (user === undefined) {
       user = this.#storage.users.findById(id);
-      this.#users.set(id, user);
+      remember(this.#users, id, user);
     }
     return user;
   }
