@@ -122,4 +122,11 @@ describe('loadConfig: paths and secrets', () => {
     assert.equal(config.refreshReuseGraceSeconds, 10);
     assert.ok(config.sessionMaxLifetimeSeconds >= config.refreshTokenTtlSeconds);
   });
+
+  it('warns, without stopping, that SVC_FRONTEND_ENDPOINT is removed and names SVC_FRONTEND_DIST_DIR', () => {
+    assert.deepEqual(loadConfig({ SVC_HOME: home }).warnings, []);
+    const [warning, ...rest] = loadConfig({ SVC_HOME: home, SVC_FRONTEND_ENDPOINT: 'http://127.0.0.1:3000' }).warnings;
+    assert.deepEqual(rest, []);
+    assert.match(warning ?? '', /SVC_FRONTEND_ENDPOINT.*ignored.*SVC_FRONTEND_DIST_DIR/);
+  });
 });

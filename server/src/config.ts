@@ -31,6 +31,8 @@ export interface ServerConfig {
   jwtSecret: SecretSource;
   /** `SVC_AUTH_ENCRYPTION_KEY`, else `{home}/auth/encryption_key`. */
   encryptionKey: SecretSource;
+  /** Things worth one line in the log at start-up, e.g. a removed variable that is still set. */
+  warnings: string[];
 }
 
 /** A configuration value that stops start-up; its message is one readable line. */
@@ -84,7 +86,14 @@ export function loadConfig(env: Environment = process.env): ServerConfig {
     databasePath: resolve(nonEmpty(env, 'SVC_AUTH_DB_PATH') ?? join(authDirectory, 'auth.db')),
     jwtSecret: secretSource(env, 'SVC_AUTH_JWT_SECRET_KEY', join(authDirectory, 'jwt_secret_key')),
     encryptionKey: secretSource(env, 'SVC_AUTH_ENCRYPTION_KEY', join(authDirectory, 'encryption_key')),
+    warnings: removedVariableWarnings(env),
   };
+}
+
+function removedVariableWarnings(env: Environment): string[] {
+  return nonEmpty(env, 'SVC_FRONTEND_ENDPOINT') === undefined
+    ? []
+    : ['SVC_FRONTEND_ENDPOINT was removed in release 3.0 and is ignored; to serve a custom frontend build, set SVC_FRONTEND_DIST_DIR'];
 }
 
 function nonEmpty(env: Environment, name: string): string | undefined {

@@ -30,6 +30,7 @@ const program = new Command('svc-local')
     try {
       const config = loadConfig(process.env);
       const app = await buildApp(config, { logger: { level: options.logLevel } });
+      for (const warning of config.warnings) app.log.warn(warning);
       const stop = () => void app.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
