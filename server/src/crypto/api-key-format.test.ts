@@ -1,23 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { API_KEY_FORMAT, withCharacterChanged } from '../testing/api-key-text.js';
 import { API_KEY_PREFIX, apiKeyDigest, apiKeyDisplayPrefix, apiKeyShape, generateApiKey } from './api-key-format.js';
-
-const CURRENT_FORMAT = /^sk-svc-[0-9A-Za-z]{49}$/;
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/** `key` with the character at `index` replaced by another alphanumeric one. */
-function withCharacterChanged(key: string, index: number): string {
-  const original = key[index] as string;
-  const replacement = BASE62[(BASE62.indexOf(original) + 1) % BASE62.length] ?? 'a';
-  return key.slice(0, index) + replacement + key.slice(index + 1);
-}
 
 describe('API key format', () => {
   it('generates 10,000 distinct keys, every one in the current shape', () => {
     const keys = new Set<string>();
     for (let i = 0; i < 10_000; i += 1) {
       const key = generateApiKey();
-      assert.match(key, CURRENT_FORMAT);
+      assert.match(key, API_KEY_FORMAT);
       assert.equal(apiKeyShape(key), 'current');
       keys.add(key);
     }

@@ -1,75 +1,64 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { adminCredentials, startTestServer, type TestServer } from '../testing/index.js';
+import { describe, it } from 'node:test';
+import { adminCredentials, assertError, useServer } from '../testing/index.js';
 
 describe('health routes with authentication on (the default)', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const ctx = useServer();
 
   it('GET /status answers ok with the version, without credentials', async () => {
-    const response = await server.request('GET', '/status');
+    const response = await ctx.server.request('GET', '/status');
     assert.equal(response.status, 200);
     assert.deepEqual(response.body, { status: 'ok', version: '3.0.0' });
   });
 
   it('sets a request id, no-store and nosniff on every answer', async () => {
-    const response = await server.request('GET', '/status');
+    const response = await ctx.server.request('GET', '/status');
     assert.match(response.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
     assert.equal(response.headers.get('cache-control'), 'no-store');
     assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
   });
 
   it('GET /v1/cluster/auth reports that authentication is on', async () => {
-    const response = await server.request('GET', '/v1/cluster/auth');
+    const response = await ctx.server.request('GET', '/v1/cluster/auth');
     assert.equal(response.status, 200);
     assert.deepEqual(response.body, { auth: true });
   });
 
   it('refuses credentials in the query string even on a public route (400)', async () => {
-    const response = await server.request('GET', '/status?api_key=sk-abcDEF1234567');
-    assert.equal(response.status, 400);
-    assert.equal(response.body.error.code, 'credentials_in_query');
+    const response = await ctx.server.request('GET', '/status?api_key=sk-abcDEF1234567');
+    assertError(response, 400, 'credentials_in_query');
   });
 
   it('needs credentials everywhere else', async () => {
     for (const path of ['/v1/admin/users', '/v1/auth/me', '/v1/admin/keys']) {
-      const response = await server.request('GET', path);
-      assert.equal(response.status, 401, path);
-      assert.equal(response.body.error.code, 'missing_credentials');
+      const response = await ctx.server.request('GET', path);
+      assertError(response, 401, 'missing_credentials', path);
     }
   });
 
   it('answers 404 not_found in the error shape for an unknown route', async () => {
-    const response = await server.request('GET', '/v1/no-such-route');
-    assert.equal(response.status, 404);
-    assert.equal(response.body.error.code, 'not_found');
+    const response = await ctx.server.request('GET', '/v1/no-such-route');
+    assertError(response, 404, 'not_found');
   });
 });
 
 describe('health routes with SVC_AUTH_ADVANCED=false', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer({ env: { SVC_AUTH_ADVANCED: 'false' } });
-  });
-  after(() => server.close());
+  const ctx = useServer({ env: { SVC_AUTH_ADVANCED: 'false' } });
 
   it('GET /v1/cluster/auth reports that authentication is off', async () => {
-    const response = await server.request('GET', '/v1/cluster/auth');
+    const response = await ctx.server.request('GET', '/v1/cluster/auth');
     assert.equal(response.status, 200);
     assert.deepEqual(response.body, { auth: false });
   });
 
   it('serves GET /v1/admin/users without credentials', async () => {
-    const response = await server.request('GET', '/v1/admin/users');
+    const response = await ctx.server.request('GET', '/v1/admin/users');
     assert.equal(response.status, 200);
     assert.deepEqual(response.body, []);
   });
 
   it('serves GET /v1/auth/me without credentials, as an anonymous caller holding everything', async () => {
-    const response = await server.request('GET', '/v1/auth/me');
+    const response = await ctx.server.request('GET', '/v1/auth/me');
     assert.equal(response.status, 200);
     assert.equal(response.body.auth_type, 'none');
     assert.equal(response.body.api_key, null);
@@ -77,18 +66,18 @@ describe('health routes with SVC_AUTH_ADVANCED=false', () => {
   });
 
   it('serves user and key administration without credentials', async () => {
-    const setup = await server.request('POST', '/v1/admin/setup', { body: adminCredentials });
+    const setup = await ctx.server.request('POST', '/v1/admin/setup', { body: adminCredentials });
     assert.equal(setup.status, 201);
-    const created = await server.request('POST', '/v1/admin/users', { body: { username: 'open-door', password: 'nobody checked this passphrase' } });
+    const created = await ctx.server.request('POST', '/v1/admin/users', { body: { username: 'open-door', password: 'nobody checked this passphrase' } });
     assert.equal(created.status, 201);
-    const key = await server.request('POST', '/v1/admin/keys', { body: { name: 'for open-door', owner: created.body.id } });
+    const key = await ctx.server.request('POST', '/v1/admin/keys', { body: { name: 'for open-door', owner: created.body.id } });
     assert.equal(key.status, 201);
     assert.equal(key.body.user_id, created.body.id);
-    assert.equal((await server.request('GET', '/v1/admin/keys')).body.length, 1);
+    assert.equal((await ctx.server.request('GET', '/v1/admin/keys')).body.length, 1);
   });
 
   it('asks for an owner when creating a key without an account (400)', async () => {
-    const response = await server.request('POST', '/v1/admin/keys', { body: { name: 'whose?' } });
+    const response = await ctx.server.request('POST', '/v1/admin/keys', { body: { name: 'whose?' } });
     assert.equal(response.status, 400);
     assert.equal(response.body.error.param, 'owner');
   });

@@ -13,8 +13,15 @@ export type Database = BetterSqlite3.Database;
 /** How long a writer waits for another process's lock before giving up with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
 
+/** How long start-up keeps retrying when another process holds the database during its own start. */
+const OPEN_DEADLINE_MS = 20_000;
+
 /**
  * Opens (creating if needed) the database at `path` and brings its schema up to date.
+ *
+ * Processes starting together on a fresh file can collide while switching it to WAL: SQLite then
+ * answers SQLITE_BUSY at once, without waiting (it would be a deadlock). So the whole opening is
+ * retried, with a short random pause, until {@link OPEN_DEADLINE_MS} has passed.
  *
  * @example
  * const db = openDatabase('/home/me/.svc/auth/auth.db');
@@ -25,6 +32,19 @@ export function openDatabase(path: string): Database {
   // Create the file 0600 before SQLite does, so it never exists with the umask's looser mode.
   closeSync(openSync(path, 'a', 0o600));
   chmodSync(path, 0o600);
+  const deadline = Date.now() + OPEN_DEADLINE_MS;
+  for (;;) {
+    try {
+      return openOnce(path);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.random() * 90);
+    }
+  }
+}
+
+function openOnce(path: string): Database {
   const db = new BetterSqlite3(path, { timeout: BUSY_TIMEOUT_MS });
   try {
     db.pragma('journal_mode = WAL');

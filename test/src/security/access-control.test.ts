@@ -7,25 +7,26 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { operationSpecs, ResponseValidator, type OperationSpec } from '@svc/server';
 import {
   adminCredentials,
+  assertError,
   contractClient,
   createKey,
   createUser,
   login,
   setupAdmin,
+  sleep,
   startServerProcess,
   startTestServer,
+  useServerWithAdmin,
+  withTempHome,
+  withTestServer,
   type ContractClient,
   type LoggedInUser,
-  type TestServer,
 } from '@svc/server/testing';
-import { databasePath, decodeJwt, forgeJwt, jwtSecret, openDatabase, sleep, withDatabase } from './support.js';
+import { databasePath, decodeJwt, forgeJwt, jwtSecret, openDatabase, withDatabase } from './support.js';
 
 /** The operation's path with every parameter replaced by a real id. */
 function concretePath(spec: OperationSpec, ids: { userId: string; keyId: string }): string {
@@ -33,21 +34,18 @@ function concretePath(spec: OperationSpec, ids: { userId: string; keyId: string 
 }
 
 describe('security: deny by default (R29)', () => {
-  let server: TestServer;
-  let admin: LoggedInUser;
+  const ctx = useServerWithAdmin();
   let nobody: LoggedInUser;
   let ids: { userId: string; keyId: string };
   /** Credentials holding no permission at all: a user's token, a key they own, an admin key narrowed to nothing. */
   let zeroCredentials: [string, string][];
 
   before(async () => {
-    server = await startTestServer();
-    admin = await setupAdmin(server);
-    nobody = await createUser(server, admin.accessToken, []);
-    const victim = await createUser(server, admin.accessToken, ['models:list']);
-    const adminKey = await createKey(server, admin.accessToken, { name: 'r29-target' });
-    const nobodysKey = await createKey(server, admin.accessToken, { name: 'r29-nobody', owner: nobody.id });
-    const narrowed = await createKey(server, admin.accessToken, { name: 'r29-narrowed', permissions: [] });
+    nobody = await createUser(ctx.server, ctx.admin.accessToken, []);
+    const victim = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
+    const adminKey = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r29-target' });
+    const nobodysKey = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r29-nobody', owner: nobody.id });
+    const narrowed = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r29-narrowed', permissions: [] });
     ids = { userId: victim.id, keyId: adminKey.id };
     zeroCredentials = [
       ['a zero-permission user\'s token', nobody.accessToken],
@@ -55,7 +53,6 @@ describe('security: deny by default (R29)', () => {
       ['an admin\'s key narrowed to no permission', narrowed.key],
     ];
   });
-  after(() => server.close());
 
   it('R29: the contract lists every operation, each either public or with x-svc-permissions', () => {
     assert.ok(operationSpecs.length >= 25, `only ${operationSpecs.length} operations`);
@@ -67,7 +64,7 @@ describe('security: deny by default (R29)', () => {
     const label = `${spec.method} ${spec.path}`;
     if (spec.isPublic) {
       it(`R29: ${label} is public and answers without credentials`, async () => {
-        const response = await server.request(spec.method, concretePath(spec, ids));
+        const response = await ctx.server.request(spec.method, concretePath(spec, ids));
         assert.notEqual(response.status, 401, response.text);
         if (response.status === 403) assert.equal(response.body.error.code, 'setup_already_completed');
         assert.ok(response.status < 500, response.text);
@@ -77,24 +74,22 @@ describe('security: deny by default (R29)', () => {
     it(`R29: ${label} answers 401 anonymously`, async () => {
       const path = concretePath(spec, ids);
       for (const headers of [{}, { authorization: 'Bearer ' }, { authorization: 'Basic YWRtaW46YWRtaW4=' }]) {
-        const response = await server.request(spec.method, path, { headers });
+        const response = await ctx.server.request(spec.method, path, { headers });
         assert.ok(response.status === 401 || (response.status === 400 && response.body.error.code === 'malformed_authorization_header'), `${JSON.stringify(headers)}: ${response.status} ${response.text}`);
       }
-      const anonymous = await server.request(spec.method, path);
-      assert.equal(anonymous.status, 401);
-      assert.equal(anonymous.body.error.code, 'missing_credentials');
+      const anonymous = await ctx.server.request(spec.method, path);
+      assertError(anonymous, 401, 'missing_credentials');
       assert.match(anonymous.headers.get('www-authenticate') ?? '', /^Bearer/);
     });
     const needs = spec.requiredPermissions.length === 0 ? 'any authenticated caller' : spec.requiredPermissions.join(' or ');
     it(`R29: ${label} (${needs}) ${spec.requiredPermissions.length === 0 ? 'serves' : 'answers 403 to'} a zero-permission caller`, async () => {
       const path = concretePath(spec, ids);
       for (const [who, credential] of zeroCredentials) {
-        const response = await server.request(spec.method, path, { token: credential });
+        const response = await ctx.server.request(spec.method, path, { token: credential });
         if (spec.requiredPermissions.length === 0) {
           assert.ok(![401, 403].includes(response.status) && response.status < 500, `${who}: ${response.status} ${response.text}`);
         } else {
-          assert.equal(response.status, 403, `${who}: ${response.status} ${response.text}`);
-          assert.equal(response.body.error.code, 'permission_denied', who);
+          assertError(response, 403, 'permission_denied', `${who}: ${response.status} ${response.text}`);
         }
       }
     });
@@ -104,7 +99,7 @@ describe('security: deny by default (R29)', () => {
     // HEAD is not in the contract, so the server registers no HEAD twins of its GET routes: there
     // is no second way into a protected path.
     for (const spec of operationSpecs.filter((s) => s.method === 'GET' && !s.isPublic)) {
-      const url = server.baseUrl + concretePath(spec, ids);
+      const url = ctx.server.baseUrl + concretePath(spec, ids);
       assert.equal((await fetch(url, { method: 'HEAD' })).status, 404, `HEAD ${spec.path} anonymously`);
       for (const [who, credential] of zeroCredentials) {
         const response = await fetch(url, { method: 'HEAD', headers: { authorization: `Bearer ${credential}` } });
@@ -114,11 +109,11 @@ describe('security: deny by default (R29)', () => {
   });
 
   it('R29: the zero-permission caller changed nothing: the target user and key are as they were', async () => {
-    const user = await server.request('GET', `/v1/admin/users/${ids.userId}`, { token: admin.accessToken });
+    const user = await ctx.server.request('GET', `/v1/admin/users/${ids.userId}`, { token: ctx.admin.accessToken });
     assert.equal(user.status, 200);
     assert.equal(user.body.enabled, true);
     assert.deepEqual(user.body.permissions, ['models:list']);
-    const key = await server.request('GET', `/v1/admin/keys/${ids.keyId}`, { token: admin.accessToken });
+    const key = await ctx.server.request('GET', `/v1/admin/keys/${ids.keyId}`, { token: ctx.admin.accessToken });
     assert.equal(key.status, 200);
     assert.equal(key.body.enabled, true);
     assert.equal(key.body.name, 'r29-target');
@@ -126,27 +121,20 @@ describe('security: deny by default (R29)', () => {
 });
 
 describe('security: permissions and ownership (R30–R33)', () => {
-  let server: TestServer;
-  let admin: LoggedInUser;
+  const ctx = useServerWithAdmin();
   const setPermissions = (userId: string, permissions: string[]) =>
-    server.request('PUT', `/v1/admin/users/${userId}/permissions`, { token: admin.accessToken, body: { permissions } });
-
-  before(async () => {
-    server = await startTestServer();
-    admin = await setupAdmin(server);
-  });
-  after(() => server.close());
+    ctx.server.request('PUT', `/v1/admin/users/${userId}/permissions`, { token: ctx.admin.accessToken, body: { permissions } });
 
   it('R30: a grant and a revocation apply on the next request of an unexpired token and key', async () => {
-    const user = await createUser(server, admin.accessToken, ['models:list']);
-    const { key } = await createKey(server, admin.accessToken, { name: 'r30', owner: user.id });
-    const usersList = (credential: string) => server.request('GET', '/v1/admin/users', { token: credential });
+    const user = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
+    const { key } = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r30', owner: user.id });
+    const usersList = (credential: string) => ctx.server.request('GET', '/v1/admin/users', { token: credential });
     for (const credential of [user.accessToken, key]) assert.equal((await usersList(credential)).status, 403);
 
     assert.equal((await setPermissions(user.id, ['models:list', 'users:manage'])).status, 200);
     for (const credential of [user.accessToken, key]) {
       assert.equal((await usersList(credential)).status, 200, 'the grant did not apply');
-      assert.deepEqual((await server.request('GET', '/v1/auth/me', { token: credential })).body.permissions, ['models:list', 'users:manage']);
+      assert.deepEqual((await ctx.server.request('GET', '/v1/auth/me', { token: credential })).body.permissions, ['models:list', 'users:manage']);
     }
 
     assert.equal((await setPermissions(user.id, ['models:list'])).status, 200);
@@ -154,51 +142,48 @@ describe('security: permissions and ownership (R30–R33)', () => {
 
     // `admin` itself is read from the database too: removing it takes effect at once.
     assert.equal((await setPermissions(user.id, ['admin'])).status, 200);
-    for (const credential of [user.accessToken, key]) assert.equal((await server.request('GET', '/v1/admin/keys', { token: credential })).status, 200);
+    for (const credential of [user.accessToken, key]) assert.equal((await ctx.server.request('GET', '/v1/admin/keys', { token: credential })).status, 200);
     assert.equal((await setPermissions(user.id, [])).status, 200);
-    for (const credential of [user.accessToken, key]) assert.equal((await server.request('GET', '/v1/admin/keys', { token: credential })).status, 403);
+    for (const credential of [user.accessToken, key]) assert.equal((await ctx.server.request('GET', '/v1/admin/keys', { token: credential })).status, 403);
   });
 
   it('R31: nobody grants a permission they do not hold', async () => {
-    const manager = await createUser(server, admin.accessToken, ['users:manage', 'models:list']);
-    const lesser = await createUser(server, admin.accessToken, ['models:list']);
+    const manager = await createUser(ctx.server, ctx.admin.accessToken, ['users:manage', 'models:list']);
+    const lesser = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
     for (const permissions of [['admin'], ['keys:manage'], ['models:list', 'models:read'], ['models:start']]) {
-      const created = await server.request('POST', '/v1/admin/users', {
+      const created = await ctx.server.request('POST', '/v1/admin/users', {
         token: manager.accessToken,
         body: { username: `r31-${randomBytes(3).toString('hex')}`, password: 'a long passphrase for r31', permissions },
       });
-      assert.equal(created.status, 403, `created a user with ${permissions.join(',')}`);
-      assert.equal(created.body.error.code, 'cannot_grant_unheld_permissions');
-      const raised = await server.request('PUT', `/v1/admin/users/${lesser.id}`, { token: manager.accessToken, body: { permissions } });
-      assert.equal(raised.status, 403);
-      assert.equal(raised.body.error.code, 'cannot_grant_unheld_permissions');
-      const raisedToo = await server.request('PUT', `/v1/admin/users/${lesser.id}/permissions`, { token: manager.accessToken, body: { permissions } });
+      assertError(created, 403, 'cannot_grant_unheld_permissions', `created a user with ${permissions.join(',')}`);
+      const raised = await ctx.server.request('PUT', `/v1/admin/users/${lesser.id}`, { token: manager.accessToken, body: { permissions } });
+      assertError(raised, 403, 'cannot_grant_unheld_permissions');
+      const raisedToo = await ctx.server.request('PUT', `/v1/admin/users/${lesser.id}/permissions`, { token: manager.accessToken, body: { permissions } });
       assert.equal(raisedToo.status, 403);
     }
-    assert.deepEqual((await server.request('GET', `/v1/admin/users/${lesser.id}`, { token: admin.accessToken })).body.permissions, ['models:list']);
+    assert.deepEqual((await ctx.server.request('GET', `/v1/admin/users/${lesser.id}`, { token: ctx.admin.accessToken })).body.permissions, ['models:list']);
     // What the manager holds can be granted.
-    const allowed = await server.request('POST', '/v1/admin/users', {
+    const allowed = await ctx.server.request('POST', '/v1/admin/users', {
       token: manager.accessToken,
       body: { username: `r31-${randomBytes(3).toString('hex')}`, password: 'a long passphrase for r31', permissions: ['models:list'] },
     });
     assert.equal(allowed.status, 201);
 
     // A key cannot name permissions its creator does not hold either.
-    const creator = await createUser(server, admin.accessToken, ['keys:create']);
+    const creator = await createUser(ctx.server, ctx.admin.accessToken, ['keys:create']);
     for (const permissions of [['admin'], ['users:manage'], ['keys:manage']]) {
-      const key = await server.request('POST', '/v1/admin/keys', { token: creator.accessToken, body: { name: 'r31', permissions } });
-      assert.equal(key.status, 403, permissions.join(','));
-      assert.equal(key.body.error.code, 'cannot_grant_unheld_permissions');
+      const key = await ctx.server.request('POST', '/v1/admin/keys', { token: creator.accessToken, body: { name: 'r31', permissions } });
+      assertError(key, 403, 'cannot_grant_unheld_permissions', permissions.join(','));
     }
-    const { id } = await createKey(server, creator.accessToken, { name: 'r31-own' });
-    const widened = await server.request('PUT', `/v1/admin/keys/${id}`, { token: creator.accessToken, body: { permissions: ['admin'] } });
+    const { id } = await createKey(ctx.server, creator.accessToken, { name: 'r31-own' });
+    const widened = await ctx.server.request('PUT', `/v1/admin/keys/${id}`, { token: creator.accessToken, body: { permissions: ['admin'] } });
     assert.equal(widened.status, 403);
   });
 
   it('R31: nobody edits, disables, deletes or resets the password of a user holding permissions they lack', async () => {
-    const manager = await createUser(server, admin.accessToken, ['users:manage', 'models:list']);
-    const stronger = await createUser(server, admin.accessToken, ['users:manage', 'models:list', 'models:read']);
-    for (const target of [stronger, admin]) {
+    const manager = await createUser(ctx.server, ctx.admin.accessToken, ['users:manage', 'models:list']);
+    const stronger = await createUser(ctx.server, ctx.admin.accessToken, ['users:manage', 'models:list', 'models:read']);
+    for (const target of [stronger, ctx.admin]) {
       const attempts: [string, string, unknown][] = [
         ['PUT', `/v1/admin/users/${target.id}`, { enabled: false }],
         ['PUT', `/v1/admin/users/${target.id}`, { permissions: ['models:list'] }],
@@ -207,30 +192,29 @@ describe('security: permissions and ownership (R30–R33)', () => {
         ['DELETE', `/v1/admin/users/${target.id}`, undefined],
       ];
       for (const [method, path, body] of attempts) {
-        const response = await server.request(method, path, body === undefined ? { token: manager.accessToken } : { token: manager.accessToken, body });
-        assert.equal(response.status, 403, `${method} ${path} ${JSON.stringify(body)}: ${response.status}`);
-        assert.equal(response.body.error.code, 'target_holds_unheld_permissions');
+        const response = await ctx.server.request(method, path, body === undefined ? { token: manager.accessToken } : { token: manager.accessToken, body });
+        assertError(response, 403, 'target_holds_unheld_permissions', `${method} ${path} ${JSON.stringify(body)}: ${response.status}`);
       }
       // Unchanged: still enabled, same permissions, the old password and token still work.
-      const after = await server.request('GET', `/v1/admin/users/${target.id}`, { token: admin.accessToken });
+      const after = await ctx.server.request('GET', `/v1/admin/users/${target.id}`, { token: ctx.admin.accessToken });
       assert.equal(after.body.enabled, true);
-      await login(server, target.username, target.password);
-      assert.equal((await server.request('GET', '/v1/auth/me', { token: target.accessToken })).status, 200);
+      await login(ctx.server, target.username, target.password);
+      assert.equal((await ctx.server.request('GET', '/v1/auth/me', { token: target.accessToken })).status, 200);
     }
-    assert.deepEqual((await server.request('GET', `/v1/admin/users/${stronger.id}`, { token: admin.accessToken })).body.permissions, [
+    assert.deepEqual((await ctx.server.request('GET', `/v1/admin/users/${stronger.id}`, { token: ctx.admin.accessToken })).body.permissions, [
       'models:list',
       'models:read',
       'users:manage',
     ]);
     // A user holding no more than the manager can be administered (the rule is not a blanket refusal).
-    const lesser = await createUser(server, admin.accessToken, ['models:list']);
-    assert.equal((await server.request('PUT', `/v1/admin/users/${lesser.id}`, { token: manager.accessToken, body: { enabled: false } })).status, 200);
-    assert.equal((await server.request('DELETE', `/v1/admin/users/${lesser.id}`, { token: manager.accessToken })).status, 204);
+    const lesser = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
+    assert.equal((await ctx.server.request('PUT', `/v1/admin/users/${lesser.id}`, { token: manager.accessToken, body: { enabled: false } })).status, 200);
+    assert.equal((await ctx.server.request('DELETE', `/v1/admin/users/${lesser.id}`, { token: manager.accessToken })).status, 204);
   });
 
   it('R31: nobody changes their own permissions, state or account through the admin routes', async () => {
-    const manager = await createUser(server, admin.accessToken, ['users:manage', 'models:list']);
-    for (const self of [manager, admin]) {
+    const manager = await createUser(ctx.server, ctx.admin.accessToken, ['users:manage', 'models:list']);
+    for (const self of [manager, ctx.admin]) {
       const attempts: [string, string, unknown][] = [
         ['PUT', `/v1/admin/users/${self.id}`, { permissions: ['users:manage', 'models:list', 'models:read'] }],
         ['PUT', `/v1/admin/users/${self.id}`, { permissions: ['users:manage'] }],
@@ -239,18 +223,17 @@ describe('security: permissions and ownership (R30–R33)', () => {
         ['DELETE', `/v1/admin/users/${self.id}`, undefined],
       ];
       for (const [method, path, body] of attempts) {
-        const response = await server.request(method, path, body === undefined ? { token: self.accessToken } : { token: self.accessToken, body });
-        assert.equal(response.status, 403, `${self.username}: ${method} ${path} ${JSON.stringify(body)}`);
-        assert.equal(response.body.error.code, 'cannot_modify_self');
+        const response = await ctx.server.request(method, path, body === undefined ? { token: self.accessToken } : { token: self.accessToken, body });
+        assertError(response, 403, 'cannot_modify_self', `${self.username}: ${method} ${path} ${JSON.stringify(body)}`);
       }
     }
-    assert.deepEqual((await server.request('GET', `/v1/admin/users/${manager.id}`, { token: admin.accessToken })).body.permissions, ['models:list', 'users:manage']);
+    assert.deepEqual((await ctx.server.request('GET', `/v1/admin/users/${manager.id}`, { token: ctx.admin.accessToken })).body.permissions, ['models:list', 'users:manage']);
   });
 
   it('R31: the last enabled admin cannot be removed, even by two admins removing each other at the same moment', async () => {
     const enabledAdmins = () =>
       withDatabase(
-        server.home,
+        ctx.server.home,
         (db) =>
           db
             .prepare("SELECT u.id FROM users u JOIN user_permissions p ON p.user_id = u.id WHERE u.enabled = 1 AND p.permission = 'admin'")
@@ -258,18 +241,18 @@ describe('security: permissions and ownership (R30–R33)', () => {
             .all() as string[],
         { readonly: true },
       );
-    let first: LoggedInUser = { ...admin, ...(await freshTokens(server, admin)) };
+    let first: LoggedInUser = { ...ctx.admin, ...(await freshTokens(ctx.server, ctx.admin)) };
     const removals: [string, (target: string) => [string, string, unknown]][] = [
       ['disable', (target) => ['PUT', `/v1/admin/users/${target}`, { enabled: false }]],
       ['drop admin', (target) => ['PUT', `/v1/admin/users/${target}/permissions`, { permissions: ['models:list'] }]],
       ['delete', (target) => ['DELETE', `/v1/admin/users/${target}`, undefined]],
     ];
     for (const [what, removal] of removals) {
-      const second = await createUser(server, first.accessToken, ['admin']);
+      const second = await createUser(ctx.server, first.accessToken, ['admin']);
       assert.equal(enabledAdmins().length, 2);
       const send = (caller: LoggedInUser, target: LoggedInUser) => {
         const [method, path, body] = removal(target.id);
-        return server.request(method, path, body === undefined ? { token: caller.accessToken } : { token: caller.accessToken, body });
+        return ctx.server.request(method, path, body === undefined ? { token: caller.accessToken } : { token: caller.accessToken, body });
       };
       const [byFirst, bySecond] = await Promise.all([send(first, second), send(second, first)]);
       const statuses = [byFirst.status, bySecond.status];
@@ -286,7 +269,7 @@ describe('security: permissions and ownership (R30–R33)', () => {
       assert.equal(remaining.length, 1, `${what}: ${remaining.length} enabled admins remain`);
       // Continue with the survivor as "first".
       const survivor = remaining[0] === first.id ? first : second;
-      first = { ...survivor, ...(await freshTokens(server, survivor)) };
+      first = { ...survivor, ...(await freshTokens(ctx.server, survivor)) };
     }
   });
 
@@ -296,17 +279,17 @@ describe('security: permissions and ownership (R30–R33)', () => {
     // The second handler must then see that its target is the last enabled admin.
     const enabledAdmins = () =>
       withDatabase(
-        server.home,
+        ctx.server.home,
         (db) =>
           db.prepare("SELECT count(*) FROM users u JOIN user_permissions p ON p.user_id = u.id WHERE u.enabled = 1 AND p.permission = 'admin'").pluck().get() as number,
         { readonly: true },
       );
-    const first = { ...admin, ...(await freshTokens(server, admin)) };
+    const first = { ...ctx.admin, ...(await freshTokens(ctx.server, ctx.admin)) };
     for (const removal of [{ enabled: false }, { permissions: ['models:list'] }]) {
-      const second = await createUser(server, first.accessToken, ['admin']);
+      const second = await createUser(ctx.server, first.accessToken, ['admin']);
       assert.equal(enabledAdmins(), 2);
-      const a = heldBodyRequest(server.baseUrl, 'PUT', `/v1/admin/users/${second.id}`, first.accessToken, removal);
-      const b = heldBodyRequest(server.baseUrl, 'PUT', `/v1/admin/users/${first.id}`, second.accessToken, removal);
+      const a = heldBodyRequest(ctx.server.baseUrl, 'PUT', `/v1/admin/users/${second.id}`, first.accessToken, removal);
+      const b = heldBodyRequest(ctx.server.baseUrl, 'PUT', `/v1/admin/users/${first.id}`, second.accessToken, removal);
       await sleep(300);
       const byFirst = await a.finish();
       const bySecond = await b.finish();
@@ -314,19 +297,19 @@ describe('security: permissions and ownership (R30–R33)', () => {
       assert.equal(bySecond.status, 409, JSON.stringify(bySecond.body));
       assert.equal((bySecond.body as { error: { code: string } }).error.code, 'last_admin');
       assert.equal(enabledAdmins(), 1);
-      const survivor = await server.request('GET', `/v1/admin/users/${first.id}`, { token: first.accessToken });
+      const survivor = await ctx.server.request('GET', `/v1/admin/users/${first.id}`, { token: first.accessToken });
       assert.equal(survivor.body.enabled, true);
       assert.deepEqual(survivor.body.permissions, ['admin']);
-      assert.equal((await server.request('DELETE', `/v1/admin/users/${second.id}`, { token: first.accessToken })).status, 204);
+      assert.equal((await ctx.server.request('DELETE', `/v1/admin/users/${second.id}`, { token: first.accessToken })).status, 204);
     }
   });
 
   it('R32: user A cannot read, reveal, change or delete user B\'s key (404/403), and B\'s key is unchanged', async () => {
-    const a = await createUser(server, admin.accessToken, ['keys:create']);
-    const b = await createUser(server, admin.accessToken, ['keys:create', 'models:read']);
-    const bKey = await createKey(server, b.accessToken, { name: 'b-key', description: 'belongs to B' });
-    const aKey = await createKey(server, a.accessToken, { name: 'a-key' });
-    const snapshot = (await server.request('GET', `/v1/admin/keys/${bKey.id}`, { token: admin.accessToken })).body;
+    const a = await createUser(ctx.server, ctx.admin.accessToken, ['keys:create']);
+    const b = await createUser(ctx.server, ctx.admin.accessToken, ['keys:create', 'models:read']);
+    const bKey = await createKey(ctx.server, b.accessToken, { name: 'b-key', description: 'belongs to B' });
+    const aKey = await createKey(ctx.server, a.accessToken, { name: 'a-key' });
+    const snapshot = (await ctx.server.request('GET', `/v1/admin/keys/${bKey.id}`, { token: ctx.admin.accessToken })).body;
     const missingId = randomUUID();
 
     for (const credential of [a.accessToken, aKey.key]) {
@@ -342,25 +325,25 @@ describe('security: permissions and ownership (R30–R33)', () => {
         ['POST', '/v1/admin/keys', { name: 'planted', owner: b.id }, 403],
       ];
       for (const [method, path, body, status] of attempts) {
-        const response = await server.request(method, path, body === undefined ? { token: credential } : { token: credential, body });
+        const response = await ctx.server.request(method, path, body === undefined ? { token: credential } : { token: credential, body });
         assert.equal(response.status, status, `${method} ${path}: ${response.status} ${response.text}`);
         assert.ok(!response.text.includes(bKey.key), 'B\'s plaintext leaked');
         assert.ok(!response.text.includes('belongs to B'), 'B\'s key details leaked');
         if (status === 404) {
           // Indistinguishable from a key that does not exist.
-          const ghost = await server.request(method, path.replace(bKey.id, missingId), body === undefined ? { token: credential } : { token: credential, body });
+          const ghost = await ctx.server.request(method, path.replace(bKey.id, missingId), body === undefined ? { token: credential } : { token: credential, body });
           assert.equal(ghost.status, 404);
           assert.equal(ghost.text, response.text);
         }
       }
-      const ownList = await server.request('GET', '/v1/admin/keys', { token: credential });
+      const ownList = await ctx.server.request('GET', '/v1/admin/keys', { token: credential });
       assert.equal(ownList.status, 200);
       assert.deepEqual((ownList.body as { id: string }[]).map((k) => k.id), [aKey.id]);
     }
 
     // keys:manage without every permission of B: may see the key, not act on it.
-    const keyManager = await createUser(server, admin.accessToken, ['keys:create', 'keys:manage']);
-    assert.equal((await server.request('GET', `/v1/admin/keys/${bKey.id}`, { token: keyManager.accessToken })).status, 200);
+    const keyManager = await createUser(ctx.server, ctx.admin.accessToken, ['keys:create', 'keys:manage']);
+    assert.equal((await ctx.server.request('GET', `/v1/admin/keys/${bKey.id}`, { token: keyManager.accessToken })).status, 200);
     for (const [method, path, body] of [
       ['PUT', `/v1/admin/keys/${bKey.id}`, { enabled: false }],
       ['DELETE', `/v1/admin/keys/${bKey.id}`, undefined],
@@ -368,22 +351,21 @@ describe('security: permissions and ownership (R30–R33)', () => {
       ['PUT', `/v1/admin/keys/${bKey.id}/permissions`, { model_permissions: [] }],
       ['POST', '/v1/admin/keys', { name: 'planted', owner: b.id }],
     ] as [string, string, unknown][]) {
-      const response = await server.request(method, path, body === undefined ? { token: keyManager.accessToken } : { token: keyManager.accessToken, body });
-      assert.equal(response.status, 403, `keys:manage ${method} ${path}: ${response.status}`);
-      assert.equal(response.body.error.code, 'target_holds_unheld_permissions');
+      const response = await ctx.server.request(method, path, body === undefined ? { token: keyManager.accessToken } : { token: keyManager.accessToken, body });
+      assertError(response, 403, 'target_holds_unheld_permissions', `keys:manage ${method} ${path}: ${response.status}`);
       assert.ok(!response.text.includes(bKey.key));
     }
 
-    const now = await server.request('GET', `/v1/admin/keys/${bKey.id}`, { token: admin.accessToken });
+    const now = await ctx.server.request('GET', `/v1/admin/keys/${bKey.id}`, { token: ctx.admin.accessToken });
     assert.deepEqual({ ...now.body, last_used_at: null }, { ...snapshot, last_used_at: null });
-    const bKeys = await server.request('GET', `/v1/admin/keys?owner=${b.id}`, { token: admin.accessToken });
+    const bKeys = await ctx.server.request('GET', `/v1/admin/keys?owner=${b.id}`, { token: ctx.admin.accessToken });
     assert.deepEqual((bKeys.body as { id: string }[]).map((k) => k.id), [bKey.id]);
-    assert.equal((await server.request('GET', '/v1/auth/me', { token: bKey.key })).status, 200);
+    assert.equal((await ctx.server.request('GET', '/v1/auth/me', { token: bKey.key })).status, 200);
   });
 
   it('R33: a token re-signed with the real secret and extra scopes is still governed by the database', async () => {
-    const nobody = await createUser(server, admin.accessToken, []);
-    const secret = jwtSecret(server.home);
+    const nobody = await createUser(ctx.server, ctx.admin.accessToken, []);
+    const secret = jwtSecret(ctx.server.home);
     const { header, payload } = decodeJwt(nobody.accessToken);
     assert.deepEqual(payload['scopes'], []);
     const widened = forgeJwt(header, {
@@ -395,7 +377,7 @@ describe('security: permissions and ownership (R30–R33)', () => {
       admin: true,
       role: 'admin',
     }, secret);
-    const me = await server.request('GET', '/v1/auth/me', { token: widened });
+    const me = await ctx.server.request('GET', '/v1/auth/me', { token: widened });
     assert.equal(me.status, 200, 'the forged token should authenticate: only its claims are widened');
     assert.deepEqual(me.body.permissions, []);
     for (const [method, path] of [
@@ -403,19 +385,18 @@ describe('security: permissions and ownership (R30–R33)', () => {
       ['GET', '/v1/admin/keys'],
       ['POST', '/v1/admin/users'],
     ] as const) {
-      const response = await server.request(method, path, { token: widened });
-      assert.equal(response.status, 403, `${method} ${path}`);
-      assert.equal(response.body.error.code, 'permission_denied');
+      const response = await ctx.server.request(method, path, { token: widened });
+      assertError(response, 403, 'permission_denied', `${method} ${path}`);
     }
     // The other way round: an admin token whose scopes claim nothing keeps the admin's live power.
-    const adminToken = decodeJwt(admin.accessToken);
+    const adminToken = decodeJwt(ctx.admin.accessToken);
     const narrowedClaims = forgeJwt(adminToken.header, { ...adminToken.payload, jti: randomUUID(), scopes: [] }, secret);
-    assert.equal((await server.request('GET', '/v1/admin/users', { token: narrowedClaims })).status, 200);
+    assert.equal((await ctx.server.request('GET', '/v1/admin/users', { token: narrowedClaims })).status, 200);
 
     // A key naming `admin` in its own permissions never holds more than its owner.
-    const key = await createKey(server, admin.accessToken, { name: 'r33', owner: nobody.id, permissions: ['admin'] });
-    assert.deepEqual((await server.request('GET', '/v1/auth/me', { token: key.key })).body.permissions, []);
-    assert.equal((await server.request('GET', '/v1/admin/users', { token: key.key })).status, 403);
+    const key = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r33', owner: nobody.id, permissions: ['admin'] });
+    assert.deepEqual((await ctx.server.request('GET', '/v1/auth/me', { token: key.key })).body.permissions, []);
+    assert.equal((await ctx.server.request('GET', '/v1/admin/users', { token: key.key })).status, 403);
   });
 });
 
@@ -468,81 +449,78 @@ describe('security: fail closed (R34)', () => {
     // committed state, which is correct. What must fail closed are the writes: a disable that cannot
     // be committed must never be reported as done. The server's busy timeout is 5 s, so the test
     // sends one request into the lock.
-    const home = await mkdtemp(join(tmpdir(), 'svc-r34-lock-'));
-    const child = await startServerProcess({ SVC_HOME: home });
-    try {
-      const client = contractClient(child.baseUrl);
-      const owner = await setupAdmin(client);
-      const target = await createUser(client, owner.accessToken, ['models:list']);
-      const db = openDatabase(home);
+    await withTempHome('svc-r34-lock-', async (home) => {
+      const child = await startServerProcess({ SVC_HOME: home });
       try {
-        db.exec('BEGIN EXCLUSIVE');
-        const disable = await client.request('PUT', `/v1/admin/users/${target.id}`, { token: owner.accessToken, body: { enabled: false } });
-        assert.equal(disable.status, 503, `${disable.status} ${disable.text}`);
-        assert.equal(disable.body.error.code, 'service_unavailable');
-        assert.ok(!/SQLITE|locked|\n\s+at /i.test(disable.text), 'database internals in the answer');
+        const client = contractClient(child.baseUrl);
+        const owner = await setupAdmin(client);
+        const target = await createUser(client, owner.accessToken, ['models:list']);
+        const db = openDatabase(home);
+        try {
+          db.exec('BEGIN EXCLUSIVE');
+          const disable = await client.request('PUT', `/v1/admin/users/${target.id}`, { token: owner.accessToken, body: { enabled: false } });
+          assertError(disable, 503, 'service_unavailable', `${disable.status} ${disable.text}`);
+          assert.ok(!/SQLITE|locked|\n\s+at /i.test(disable.text), 'database internals in the answer');
+        } finally {
+          if (db.inTransaction) db.exec('ROLLBACK');
+          db.close();
+        }
+        // After the lock: the user was not disabled half-way, and the disable now works.
+        const user = await client.request('GET', `/v1/admin/users/${target.id}`, { token: owner.accessToken });
+        assert.equal(user.body.enabled, true);
+        assert.equal((await client.request('GET', '/v1/auth/me', { token: target.accessToken })).status, 200);
+        assert.equal((await client.request('PUT', `/v1/admin/users/${target.id}`, { token: owner.accessToken, body: { enabled: false } })).status, 200);
+        assert.equal((await client.request('GET', '/v1/auth/me', { token: target.accessToken })).status, 401);
       } finally {
-        if (db.inTransaction) db.exec('ROLLBACK');
-        db.close();
+        await child.kill();
       }
-      // After the lock: the user was not disabled half-way, and the disable now works.
-      const user = await client.request('GET', `/v1/admin/users/${target.id}`, { token: owner.accessToken });
-      assert.equal(user.body.enabled, true);
-      assert.equal((await client.request('GET', '/v1/auth/me', { token: target.accessToken })).status, 200);
-      assert.equal((await client.request('PUT', `/v1/admin/users/${target.id}`, { token: owner.accessToken, body: { enabled: false } })).status, 200);
-      assert.equal((await client.request('GET', '/v1/auth/me', { token: target.accessToken })).status, 401);
-    } finally {
-      await child.kill();
-      await rm(home, { recursive: true, force: true });
-    }
+    });
   });
 
   it('R34: with the database corrupted under a running server, every protected operation answers 5xx or 401, never 2xx', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'svc-r34-corrupt-'));
-    const child = await startServerProcess({ SVC_HOME: home });
-    try {
-      const client = contractClient(child.baseUrl);
-      const owner = await setupAdmin(client);
-      const key = await createKey(client, owner.accessToken, { name: 'r34' });
-      const ids = { userId: owner.id, keyId: key.id };
-      // Warm every cache the server has: the token and the key were both just used.
-      assert.equal((await client.request('GET', '/v1/auth/me', { token: owner.accessToken })).status, 200);
-      assert.equal((await client.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
+    await withTempHome('svc-r34-corrupt-', async (home) => {
+      const child = await startServerProcess({ SVC_HOME: home });
+      try {
+        const client = contractClient(child.baseUrl);
+        const owner = await setupAdmin(client);
+        const key = await createKey(client, owner.accessToken, { name: 'r34' });
+        const ids = { userId: owner.id, keyId: key.id };
+        // Warm every cache the server has: the token and the key were both just used.
+        assert.equal((await client.request('GET', '/v1/auth/me', { token: owner.accessToken })).status, 200);
+        assert.equal((await client.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
 
-      for (const suffix of ['', '-wal', '-shm']) {
-        const path = databasePath(home) + suffix;
-        writeFileSync(path, randomBytes(Math.max(statSync(path).size, 4096)));
-      }
-      for (const spec of operationSpecs.filter((s) => !s.isPublic)) {
-        for (const [who, credential] of [
-          ['admin token', owner.accessToken],
-          ['admin key', key.key],
-        ] as const) {
-          const response = await client.request(spec.method, concretePath(spec, ids), { token: credential });
-          assert.ok(response.status >= 500 || response.status === 401, `${spec.method} ${spec.path} with the ${who}: ${response.status} ${response.text}`);
+        for (const suffix of ['', '-wal', '-shm']) {
+          const path = databasePath(home) + suffix;
+          writeFileSync(path, randomBytes(Math.max(statSync(path).size, 4096)));
         }
+        for (const spec of operationSpecs.filter((s) => !s.isPublic)) {
+          for (const [who, credential] of [
+            ['admin token', owner.accessToken],
+            ['admin key', key.key],
+          ] as const) {
+            const response = await client.request(spec.method, concretePath(spec, ids), { token: credential });
+            assert.ok(response.status >= 500 || response.status === 401, `${spec.method} ${spec.path} with the ${who}: ${response.status} ${response.text}`);
+          }
+        }
+        const loginAttempt = await client.request('POST', '/v1/auth/login', { body: adminCredentials });
+        assert.ok(loginAttempt.status >= 500 || loginAttempt.status === 401, `login: ${loginAttempt.status}`);
+        const health = await client.request('GET', '/status');
+        assert.ok(health.status >= 500, `health: ${health.status}`);
+      } finally {
+        await child.kill();
       }
-      const loginAttempt = await client.request('POST', '/v1/auth/login', { body: adminCredentials });
-      assert.ok(loginAttempt.status >= 500 || loginAttempt.status === 401, `login: ${loginAttempt.status}`);
-      const health = await client.request('GET', '/status');
-      assert.ok(health.status >= 500, `health: ${health.status}`);
-    } finally {
-      await child.kill();
-      await rm(home, { recursive: true, force: true });
-    }
+    });
   });
 
   it('R34: with the database missing at start-up, old tokens and keys answer 401', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'svc-r34-missing-'));
-    try {
+    await withTempHome('svc-r34-missing-', async (home) => {
       const first = await startTestServer({ home });
       const owner = await setupAdmin(first);
       const key = await createKey(first, owner.accessToken, { name: 'r34-missing' });
       await first.close();
       for (const suffix of ['', '-wal', '-shm']) rmSync(databasePath(home) + suffix, { force: true });
 
-      const second = await startTestServer({ home });
-      try {
+      await withTestServer({ home }, async (second) => {
         for (const credential of [owner.accessToken, key.key]) {
           const response = await second.request('GET', '/v1/admin/users', { token: credential });
           assert.equal(response.status, 401, `${response.status} ${response.text}`);
@@ -551,11 +529,7 @@ describe('security: fail closed (R34)', () => {
         assert.equal(refresh.status, 401);
         // The empty database is a first run again (an operator action: see the report).
         assert.equal((await second.request('GET', '/v1/admin/setup/status')).body.needs_setup, true);
-      } finally {
-        await second.close();
-      }
-    } finally {
-      await rm(home, { recursive: true, force: true });
-    }
+      });
+    });
   });
 });

@@ -4,28 +4,29 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { writeFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   adminCredentials,
+  API_KEY_FORMAT,
+  assertError,
+  BASE62,
   contractClient,
   createKey,
   createUser,
   login,
+  pollUntil,
   setupAdmin,
   startServerProcess,
   startTestServer,
-  type LoggedInUser,
-  type TestServer,
+  useServerWithAdmin,
+  withCharacterChanged,
+  withTempHome,
+  withTestServer,
+  type TestResponse,
 } from '@svc/server/testing';
-import { databasePath, forgeJwt, jwtSecret, pollUntil, rawDatabaseFiles, withDatabase } from './support.js';
-
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const KEY_FORMAT = /^sk-svc-([0-9A-Za-z]{43})([0-9A-Za-z]{6})$/;
+import { databasePath, forgeJwt, jwtSecret, rawDatabaseFiles, withDatabase } from './support.js';
 
 /** The documented checksum: CRC32 of everything before it, as 6 base62 digits. */
 function checksumOf(text: string): string {
@@ -38,13 +39,6 @@ function checksumOf(text: string): string {
   return encoded;
 }
 
-/** Replaces the character at `index` with a different base62 character. */
-function changeCharacter(text: string, index: number): string {
-  const current = text[index] as string;
-  const replacement = BASE62[(BASE62.indexOf(current) + 1) % 62] as string;
-  return text.slice(0, index) + replacement + text.slice(index + 1);
-}
-
 /** A current-format key that was never issued, with a correct checksum. */
 function unknownWellFormedKey(): string {
   let body = '';
@@ -54,24 +48,17 @@ function unknownWellFormedKey(): string {
 }
 
 describe('security: API keys (R21–R28)', () => {
-  let server: TestServer;
-  let admin: LoggedInUser;
-  const me = (token: string) => server.request('GET', '/v1/auth/me', { token });
-
-  before(async () => {
-    server = await startTestServer();
-    admin = await setupAdmin(server);
-  });
-  after(() => server.close());
+  const ctx = useServerWithAdmin();
+  const me = (token: string) => ctx.server.request('GET', '/v1/auth/me', { token });
 
   it('R21: 50 keys created over HTTP have the sk-svc- format, 256 random base62 bits, a valid checksum and no duplicate', async () => {
-    const created = await Promise.all(Array.from({ length: 50 }, (_, i) => createKey(server, admin.accessToken, { name: `r21-${i}` })));
+    const created = await Promise.all(Array.from({ length: 50 }, (_, i) => createKey(ctx.server, ctx.admin.accessToken, { name: `r21-${i}` })));
     const keys = created.map((c) => c.key);
     assert.equal(new Set(keys).size, keys.length, 'duplicate key');
     assert.equal(new Set(created.map((c) => c.id)).size, keys.length, 'duplicate key id');
     const symbols = new Set<string>();
     for (const { key, key_prefix, prefix } of created) {
-      const match = KEY_FORMAT.exec(key);
+      const match = API_KEY_FORMAT.exec(key);
       assert.ok(match, `bad format: ${key}`);
       assert.equal(match[2], checksumOf(key.slice(0, -6)), 'checksum is not CRC32 of the key in base62');
       assert.equal(key_prefix, key.slice(0, 11));
@@ -87,85 +74,83 @@ describe('security: API keys (R21–R28)', () => {
   });
 
   it('R22: a key with a broken checksum is refused with 401 invalid_api_key', async () => {
-    const { key } = await createKey(server, admin.accessToken, { name: 'r22' });
+    const { key } = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r22' });
     assert.equal((await me(key)).status, 200);
     const broken = [
-      changeCharacter(key, key.length - 1), // the checksum itself
-      changeCharacter(key, key.length - 6),
-      changeCharacter(key, 7), // the random part, so the checksum no longer matches
-      changeCharacter(key, 30),
+      withCharacterChanged(key, key.length - 1), // the checksum itself
+      withCharacterChanged(key, key.length - 6),
+      withCharacterChanged(key, 7), // the random part, so the checksum no longer matches
+      withCharacterChanged(key, 30),
       key.slice(0, -1), // one character short
       key + 'A', // one character long
       key.toLowerCase(),
     ];
     for (const candidate of broken) {
       const response = await me(candidate);
-      assert.equal(response.status, 401, `accepted ${candidate}`);
-      assert.equal(response.body.error.code, 'invalid_api_key');
+      assertError(response, 401, 'invalid_api_key', `accepted ${candidate}`);
       assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer/);
     }
     // A well-formed key that was never issued is refused the same way (after its lookup).
     const unknown = await me(unknownWellFormedKey());
-    assert.equal(unknown.status, 401);
-    assert.equal(unknown.body.error.code, 'invalid_api_key');
+    assertError(unknown, 401, 'invalid_api_key');
   });
 
   it('R23: the plaintext key never appears in the raw bytes of auth.db or its WAL after creating, using and revealing keys', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'svc-r23-'));
-    const own = await startTestServer({ home });
-    let stopped = false;
-    try {
-      const owner = await setupAdmin(own);
-      const keys: string[] = [];
-      for (let i = 0; i < 3; i += 1) {
-        keys.push((await createKey(own, owner.accessToken, { name: `r23-${i}`, description: 'searched for in the raw file' })).key);
-      }
-      const listed = await own.request('GET', '/v1/admin/keys', { token: owner.accessToken });
-      for (const [i, key] of keys.entries()) {
-        assert.equal((await own.request('GET', '/v1/auth/me', { token: key })).status, 200);
-        const id = (listed.body as { id: string; name: string }[]).find((k) => k.name === `r23-${i}`)?.id as string;
-        const revealed = await own.request('GET', `/v1/admin/keys/${id}/reveal`, { token: owner.accessToken });
-        assert.equal(revealed.body.key, key);
-      }
-      const forms = (key: string): [string, Buffer][] => [
-        ['the key', Buffer.from(key)],
-        ['the key without sk-svc-', Buffer.from(key.slice(7))],
-        ['the key beyond its display prefix', Buffer.from(key.slice(11))],
-        ['the random part', Buffer.from(key.slice(7, 50))],
-        ['base64', Buffer.from(Buffer.from(key).toString('base64'))],
-        ['base64url', Buffer.from(Buffer.from(key).toString('base64url'))],
-        ['hex', Buffer.from(Buffer.from(key).toString('hex'))],
-        ['UTF-16', Buffer.from(key, 'utf16le')],
-      ];
-      const search = (when: string) => {
-        const files = rawDatabaseFiles(home);
-        assert.ok(files.some((f) => f.name.endsWith('auth.db')), 'auth.db not found');
-        for (const { name, bytes } of files) {
-          for (const key of keys) {
-            for (const [form, needle] of forms(key)) {
-              assert.equal(bytes.indexOf(needle), -1, `${when}: ${form} found in ${name}`);
+    await withTempHome('svc-r23-', async (home) => {
+      const own = await startTestServer({ home });
+      let stopped = false;
+      try {
+        const owner = await setupAdmin(own);
+        const keys: string[] = [];
+        for (let i = 0; i < 3; i += 1) {
+          keys.push((await createKey(own, owner.accessToken, { name: `r23-${i}`, description: 'searched for in the raw file' })).key);
+        }
+        const listed = await own.request('GET', '/v1/admin/keys', { token: owner.accessToken });
+        for (const [i, key] of keys.entries()) {
+          assert.equal((await own.request('GET', '/v1/auth/me', { token: key })).status, 200);
+          const id = (listed.body as { id: string; name: string }[]).find((k) => k.name === `r23-${i}`)?.id as string;
+          const revealed = await own.request('GET', `/v1/admin/keys/${id}/reveal`, { token: owner.accessToken });
+          assert.equal(revealed.body.key, key);
+        }
+        const forms = (key: string): [string, Buffer][] => [
+          ['the key', Buffer.from(key)],
+          ['the key without sk-svc-', Buffer.from(key.slice(7))],
+          ['the key beyond its display prefix', Buffer.from(key.slice(11))],
+          ['the random part', Buffer.from(key.slice(7, 50))],
+          ['base64', Buffer.from(Buffer.from(key).toString('base64'))],
+          ['base64url', Buffer.from(Buffer.from(key).toString('base64url'))],
+          ['hex', Buffer.from(Buffer.from(key).toString('hex'))],
+          ['UTF-16', Buffer.from(key, 'utf16le')],
+        ];
+        const search = (when: string) => {
+          const files = rawDatabaseFiles(home);
+          assert.ok(files.some((f) => f.name.endsWith('auth.db')), 'auth.db not found');
+          for (const { name, bytes } of files) {
+            for (const key of keys) {
+              for (const [form, needle] of forms(key)) {
+                assert.equal(bytes.indexOf(needle), -1, `${when}: ${form} found in ${name}`);
+              }
             }
           }
-        }
-        return files.map((f) => f.name);
-      };
-      const searched = search('while running');
-      assert.ok(searched.some((name) => name.endsWith('-wal')), 'the WAL was not searched');
-      await own.close();
-      stopped = true;
-      search('after shutdown');
-      // The lookup digest is stored instead (and is not the key).
-      const digests = withDatabase(home, (db) => db.prepare('SELECT key_hash FROM api_keys').pluck().all() as Buffer[], { readonly: true });
-      for (const key of keys) assert.ok(digests.some((d) => d.equals(createHash('sha256').update(key).digest())));
-    } finally {
-      if (!stopped) await own.close();
-      await rm(home, { recursive: true, force: true });
-    }
+          return files.map((f) => f.name);
+        };
+        const searched = search('while running');
+        assert.ok(searched.some((name) => name.endsWith('-wal')), 'the WAL was not searched');
+        await own.close();
+        stopped = true;
+        search('after shutdown');
+        // The lookup digest is stored instead (and is not the key).
+        const digests = withDatabase(home, (db) => db.prepare('SELECT key_hash FROM api_keys').pluck().all() as Buffer[], { readonly: true });
+        for (const key of keys) assert.ok(digests.some((d) => d.equals(createHash('sha256').update(key).digest())));
+      } finally {
+        if (!stopped) await own.close();
+      }
+    });
   });
 
   it('R24: every ciphertext has its own random nonce, and ciphertexts of different keys differ', async () => {
-    for (let i = 0; i < 5; i += 1) await createKey(server, admin.accessToken, { name: `r24-${i}` });
-    const rows = withDatabase(server.home, (db) => db.prepare('SELECT id, ciphertext FROM api_keys').all() as { id: string; ciphertext: Buffer }[], {
+    for (let i = 0; i < 5; i += 1) await createKey(ctx.server, ctx.admin.accessToken, { name: `r24-${i}` });
+    const rows = withDatabase(ctx.server.home, (db) => db.prepare('SELECT id, ciphertext FROM api_keys').all() as { id: string; ciphertext: Buffer }[], {
       readonly: true,
     });
     assert.ok(rows.length >= 5);
@@ -183,14 +168,14 @@ describe('security: API keys (R21–R28)', () => {
   });
 
   it('R24: a tampered or moved ciphertext makes reveal answer 409 api_key_undecryptable cleanly, and the key still authenticates', async () => {
-    const victim = await createKey(server, admin.accessToken, { name: 'r24-victim' });
-    const donor = await createKey(server, admin.accessToken, { name: 'r24-donor' });
-    const reveal = (id: string) => server.request('GET', `/v1/admin/keys/${id}/reveal`, { token: admin.accessToken });
+    const victim = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r24-victim' });
+    const donor = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r24-donor' });
+    const reveal = (id: string) => ctx.server.request('GET', `/v1/admin/keys/${id}/reveal`, { token: ctx.admin.accessToken });
     assert.equal((await reveal(victim.id)).body.key, victim.key);
-    const original = withDatabase(server.home, (db) => db.prepare('SELECT ciphertext FROM api_keys WHERE id = ?').pluck().get(victim.id) as Buffer);
-    const donorCiphertext = withDatabase(server.home, (db) => db.prepare('SELECT ciphertext FROM api_keys WHERE id = ?').pluck().get(donor.id) as Buffer);
+    const original = withDatabase(ctx.server.home, (db) => db.prepare('SELECT ciphertext FROM api_keys WHERE id = ?').pluck().get(victim.id) as Buffer);
+    const donorCiphertext = withDatabase(ctx.server.home, (db) => db.prepare('SELECT ciphertext FROM api_keys WHERE id = ?').pluck().get(donor.id) as Buffer);
     const setCiphertext = (value: Buffer) =>
-      withDatabase(server.home, (db) => db.prepare('UPDATE api_keys SET ciphertext = ? WHERE id = ?').run(value, victim.id));
+      withDatabase(ctx.server.home, (db) => db.prepare('UPDATE api_keys SET ciphertext = ? WHERE id = ?').run(value, victim.id));
 
     const flipped = (index: number) => {
       const copy = Buffer.from(original);
@@ -209,8 +194,7 @@ describe('security: API keys (R21–R28)', () => {
     for (const [what, value] of tampered) {
       setCiphertext(value);
       const response = await reveal(victim.id);
-      assert.equal(response.status, 409, `${what}: ${response.text}`);
-      assert.equal(response.body.error.code, 'api_key_undecryptable', what);
+      assertError(response, 409, 'api_key_undecryptable', `${what}: ${response.text}`);
       assert.ok(!response.text.includes(donor.key), `${what}: another key's plaintext leaked`);
       assert.ok(!/\n\s+at |Error:|SQLITE/.test(response.text), `${what}: internals in the answer`);
       const auth = await me(victim.key);
@@ -232,11 +216,11 @@ describe('security: API keys (R21–R28)', () => {
     // - the API-key checksum is public information (CRC32), compared with ===.
     // What can be asserted: the stored forms are exactly those digests, so no plaintext comparison
     // can happen anywhere.
-    const created = await createKey(server, admin.accessToken, { name: 'r25' });
-    const tokens = await login(server, adminCredentials.username, adminCredentials.password);
+    const created = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r25' });
+    const tokens = await login(ctx.server, adminCredentials.username, adminCredentials.password);
     const sha256 = (text: string) => createHash('sha256').update(text).digest();
     withDatabase(
-      server.home,
+      ctx.server.home,
       (db) => {
         const keyHash = db.prepare('SELECT key_hash FROM api_keys WHERE id = ?').pluck().get(created.id) as Buffer;
         assert.ok(keyHash.equals(sha256(created.key)));
@@ -251,167 +235,144 @@ describe('security: API keys (R21–R28)', () => {
   });
 
   it('R26: reveal needs keys:manage, also through a key narrowed below it', async () => {
-    const creator = await createUser(server, admin.accessToken, ['keys:create']);
-    const own = await createKey(server, creator.accessToken, { name: 'r26-own' });
-    const refused = await server.request('GET', `/v1/admin/keys/${own.id}/reveal`, { token: creator.accessToken });
-    assert.equal(refused.status, 403);
-    assert.equal(refused.body.error.code, 'permission_denied');
+    const creator = await createUser(ctx.server, ctx.admin.accessToken, ['keys:create']);
+    const own = await createKey(ctx.server, creator.accessToken, { name: 'r26-own' });
+    const refused = await ctx.server.request('GET', `/v1/admin/keys/${own.id}/reveal`, { token: creator.accessToken });
+    assertError(refused, 403, 'permission_denied');
     assert.ok(!refused.text.includes(own.key));
 
-    const narrowed = await createKey(server, admin.accessToken, { name: 'r26-narrow', permissions: ['keys:create'] });
-    const viaNarrowed = await server.request('GET', `/v1/admin/keys/${own.id}/reveal`, { token: narrowed.key });
+    const narrowed = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r26-narrow', permissions: ['keys:create'] });
+    const viaNarrowed = await ctx.server.request('GET', `/v1/admin/keys/${own.id}/reveal`, { token: narrowed.key });
     assert.equal(viaNarrowed.status, 403);
     assert.ok(!viaNarrowed.text.includes(own.key));
 
-    const revealed = await server.request('GET', `/v1/admin/keys/${own.id}/reveal`, { token: admin.accessToken });
+    const revealed = await ctx.server.request('GET', `/v1/admin/keys/${own.id}/reveal`, { token: ctx.admin.accessToken });
     assert.equal(revealed.status, 200);
     assert.equal(revealed.body.key, own.key);
     assert.equal(revealed.headers.get('cache-control'), 'no-store');
   });
 
   it('R26: reveal never works across encryption keys: after a change of encryption key reveal answers 409 encryption_key_mismatch and the key still authenticates', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'svc-r26-'));
-    try {
-      let first = await startTestServer({ home });
+    await withTempHome('svc-r26-', async (home) => {
+      const first = await startTestServer({ home });
       const owner = await setupAdmin(first);
       const old = await createKey(first, owner.accessToken, { name: 'r26-old' });
       await first.close();
 
       const otherKey = randomBytes(32).toString('hex');
-      const second = await startTestServer({ home, env: { SVC_AUTH_ENCRYPTION_KEY: otherKey } });
-      let fresh = { id: '', key: '' };
-      try {
+      const fresh = await withTestServer({ home, env: { SVC_AUTH_ENCRYPTION_KEY: otherKey } }, async (second) => {
         const tokens = await login(second, adminCredentials.username, adminCredentials.password);
         const mismatch = await second.request('GET', `/v1/admin/keys/${old.id}/reveal`, { token: tokens.access_token });
-        assert.equal(mismatch.status, 409);
-        assert.equal(mismatch.body.error.code, 'encryption_key_mismatch');
+        assertError(mismatch, 409, 'encryption_key_mismatch');
         assert.ok(!mismatch.text.includes(old.key));
         assert.equal((await second.request('GET', '/v1/auth/me', { token: old.key })).status, 200, 'the key stopped authenticating');
         const listed = await second.request('GET', '/v1/admin/keys', { token: tokens.access_token });
         assert.equal((listed.body as { id: string; revealable: boolean }[]).find((k) => k.id === old.id)?.revealable, false);
         const created = await createKey(second, tokens.access_token, { name: 'r26-new' });
         assert.equal(created.revealable, true);
-        fresh = created;
-        assert.equal((await second.request('GET', `/v1/admin/keys/${fresh.id}/reveal`, { token: tokens.access_token })).body.key, fresh.key);
-      } finally {
-        await second.close();
-      }
+        assert.equal((await second.request('GET', `/v1/admin/keys/${created.id}/reveal`, { token: tokens.access_token })).body.key, created.key);
+        return created;
+      });
 
       // Back on the original key file: the old key reveals again, the one made under the other key does not.
-      first = await startTestServer({ home });
-      try {
-        const tokens = await login(first, adminCredentials.username, adminCredentials.password);
-        assert.equal((await first.request('GET', `/v1/admin/keys/${old.id}/reveal`, { token: tokens.access_token })).body.key, old.key);
-        const crossed = await first.request('GET', `/v1/admin/keys/${fresh.id}/reveal`, { token: tokens.access_token });
-        assert.equal(crossed.status, 409);
-        assert.equal(crossed.body.error.code, 'encryption_key_mismatch');
-        assert.equal((await first.request('GET', '/v1/auth/me', { token: fresh.key })).status, 200);
-      } finally {
-        await first.close();
-      }
-    } finally {
-      await rm(home, { recursive: true, force: true });
-    }
+      await withTestServer({ home }, async (restarted) => {
+        const tokens = await login(restarted, adminCredentials.username, adminCredentials.password);
+        assert.equal((await restarted.request('GET', `/v1/admin/keys/${old.id}/reveal`, { token: tokens.access_token })).body.key, old.key);
+        const crossed = await restarted.request('GET', `/v1/admin/keys/${fresh.id}/reveal`, { token: tokens.access_token });
+        assertError(crossed, 409, 'encryption_key_mismatch');
+        assert.equal((await restarted.request('GET', '/v1/auth/me', { token: fresh.key })).status, 200);
+      });
+    });
   });
 
   it('R27: credentials in the query string are refused with 400 credentials_in_query, even valid ones', async () => {
-    const { key } = await createKey(server, admin.accessToken, { name: 'r27' });
+    const { key } = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r27' });
     for (const name of ['api_key', 'access_token', 'token', 'apikey', 'refresh_token', 'jwt']) {
-      for (const value of [key, admin.accessToken]) {
-        const alone = await server.request('GET', `/v1/auth/me?${name}=${encodeURIComponent(value)}`);
-        assert.equal(alone.status, 400, `?${name}= alone`);
-        assert.equal(alone.body.error.code, 'credentials_in_query');
-        const withHeader = await server.request('GET', `/v1/auth/me?${name}=${encodeURIComponent(value)}`, { token: value });
-        assert.equal(withHeader.status, 400, `?${name}= with a valid header`);
-        assert.equal(withHeader.body.error.code, 'credentials_in_query');
+      for (const value of [key, ctx.admin.accessToken]) {
+        const alone = await ctx.server.request('GET', `/v1/auth/me?${name}=${encodeURIComponent(value)}`);
+        assertError(alone, 400, 'credentials_in_query', `?${name}= alone`);
+        const withHeader = await ctx.server.request('GET', `/v1/auth/me?${name}=${encodeURIComponent(value)}`, { token: value });
+        assertError(withHeader, 400, 'credentials_in_query', `?${name}= with a valid header`);
       }
     }
     // Public routes and list routes refuse them too.
     for (const [method, path] of [
       ['GET', `/status?token=${key}`],
       ['GET', `/v1/admin/keys?api_key=${key}`],
-      ['POST', `/v1/auth/refresh?refresh_token=${admin.refreshToken}`],
+      ['POST', `/v1/auth/refresh?refresh_token=${ctx.admin.refreshToken}`],
     ] as const) {
-      const response = await server.request(method, path, method === 'POST' ? { body: { refresh_token: 'x' } } : {});
-      assert.equal(response.status, 400, path);
-      assert.equal(response.body.error.code, 'credentials_in_query');
+      const response = await ctx.server.request(method, path, method === 'POST' ? { body: { refresh_token: 'x' } } : {});
+      assertError(response, 400, 'credentials_in_query', path);
     }
     // Another spelling is not a credential parameter, and is never read as one.
-    const otherCase = await server.request('GET', `/v1/auth/me?API_KEY=${key}`);
-    assert.equal(otherCase.status, 401);
-    assert.equal(otherCase.body.error.code, 'missing_credentials');
+    const otherCase = await ctx.server.request('GET', `/v1/auth/me?API_KEY=${key}`);
+    assertError(otherCase, 401, 'missing_credentials');
   });
 
   it('R28: a deleted, disabled or expired key, or one whose owner is disabled, fails on the very next request', async () => {
-    const owner = await createUser(server, admin.accessToken, ['keys:create']);
-    const deleted = await createKey(server, owner.accessToken, { name: 'r28-deleted' });
-    const disabled = await createKey(server, owner.accessToken, { name: 'r28-disabled' });
+    const owner = await createUser(ctx.server, ctx.admin.accessToken, ['keys:create']);
+    const deleted = await createKey(ctx.server, owner.accessToken, { name: 'r28-deleted' });
+    const disabled = await createKey(ctx.server, owner.accessToken, { name: 'r28-disabled' });
     for (const key of [deleted, disabled]) assert.equal((await me(key.key)).status, 200);
 
-    assert.equal((await server.request('DELETE', `/v1/admin/keys/${deleted.id}`, { token: owner.accessToken })).status, 204);
+    assert.equal((await ctx.server.request('DELETE', `/v1/admin/keys/${deleted.id}`, { token: owner.accessToken })).status, 204);
     const afterDelete = await me(deleted.key);
-    assert.equal(afterDelete.status, 401);
-    assert.equal(afterDelete.body.error.code, 'invalid_api_key');
+    assertError(afterDelete, 401, 'invalid_api_key');
 
-    assert.equal((await server.request('PUT', `/v1/admin/keys/${disabled.id}`, { token: owner.accessToken, body: { enabled: false } })).status, 200);
+    assert.equal((await ctx.server.request('PUT', `/v1/admin/keys/${disabled.id}`, { token: owner.accessToken, body: { enabled: false } })).status, 200);
     const afterDisable = await me(disabled.key);
-    assert.equal(afterDisable.status, 401);
-    assert.equal(afterDisable.body.error.code, 'api_key_disabled');
-    assert.equal((await server.request('PUT', `/v1/admin/keys/${disabled.id}`, { token: owner.accessToken, body: { enabled: true } })).status, 200);
+    assertError(afterDisable, 401, 'api_key_disabled');
+    assert.equal((await ctx.server.request('PUT', `/v1/admin/keys/${disabled.id}`, { token: owner.accessToken, body: { enabled: true } })).status, 200);
     assert.equal((await me(disabled.key)).status, 200);
 
     // The owner disabled: every key of theirs fails at once.
-    assert.equal((await server.request('PUT', `/v1/admin/users/${owner.id}`, { token: admin.accessToken, body: { enabled: false } })).status, 200);
+    assert.equal((await ctx.server.request('PUT', `/v1/admin/users/${owner.id}`, { token: ctx.admin.accessToken, body: { enabled: false } })).status, 200);
     const ownerOff = await me(disabled.key);
-    assert.equal(ownerOff.status, 401);
-    assert.equal(ownerOff.body.error.code, 'account_disabled');
+    assertError(ownerOff, 401, 'account_disabled');
     // The owner deleted: the key goes with them.
-    assert.equal((await server.request('DELETE', `/v1/admin/users/${owner.id}`, { token: admin.accessToken })).status, 204);
+    assert.equal((await ctx.server.request('DELETE', `/v1/admin/users/${owner.id}`, { token: ctx.admin.accessToken })).status, 204);
     assert.equal((await me(disabled.key)).status, 401);
   });
 
   it('R28: an expired key fails on its first request after expires_at', async () => {
     const expiresAt = new Date(Date.now() + 1500);
-    const expiring = await createKey(server, admin.accessToken, { name: 'r28-expiring', expires_at: expiresAt.toISOString() });
+    const expiring = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r28-expiring', expires_at: expiresAt.toISOString() });
     const results = await pollUntil(() => me(expiring.key), (r) => r.status !== 200, { timeoutMs: 10_000, intervalMs: 100 });
-    const last = results.at(-1);
-    assert.equal(last?.status, 401, 'the key kept working past expires_at');
-    assert.equal(last?.body.error.code, 'api_key_expired');
+    assertError(results.at(-1) as TestResponse, 401, 'api_key_expired', 'the key kept working past expires_at');
     assert.ok(Date.now() >= expiresAt.getTime(), 'the key was refused before its expiry');
     // Once expired it stays refused, and an expiry in the past cannot be set.
     assert.equal((await me(expiring.key)).status, 401);
-    const past = await server.request('POST', '/v1/admin/keys', { token: admin.accessToken, body: { name: 'r28-past', expires_at: new Date(Date.now() - 1000).toISOString() } });
+    const past = await ctx.server.request('POST', '/v1/admin/keys', { token: ctx.admin.accessToken, body: { name: 'r28-past', expires_at: new Date(Date.now() - 1000).toISOString() } });
     assert.equal(past.status, 400);
   });
 
   it('R28: a key revoked through one process fails on the very next request to another process sharing the home', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'svc-r28-'));
-    const a = await startServerProcess({ SVC_HOME: home });
-    try {
-      const b = await startServerProcess({ SVC_HOME: home });
+    await withTempHome('svc-r28-', async (home) => {
+      const a = await startServerProcess({ SVC_HOME: home });
       try {
-        const clientA = contractClient(a.baseUrl);
-        const clientB = contractClient(b.baseUrl);
-        const owner = await setupAdmin(clientA);
-        const key = await createKey(clientA, owner.accessToken, { name: 'r28-shared' });
-        // B authenticates the key (and may cache it).
-        assert.equal((await clientB.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
-        assert.equal((await clientB.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
-        assert.equal((await clientA.request('PUT', `/v1/admin/keys/${key.id}`, { token: owner.accessToken, body: { enabled: false } })).status, 200);
-        const disabled = await clientB.request('GET', '/v1/auth/me', { token: key.key });
-        assert.equal(disabled.status, 401);
-        assert.equal(disabled.body.error.code, 'api_key_disabled');
-        assert.equal((await clientA.request('PUT', `/v1/admin/keys/${key.id}`, { token: owner.accessToken, body: { enabled: true } })).status, 200);
-        assert.equal((await clientB.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
-        assert.equal((await clientA.request('DELETE', `/v1/admin/keys/${key.id}`, { token: owner.accessToken })).status, 204);
-        assert.equal((await clientB.request('GET', '/v1/auth/me', { token: key.key })).status, 401);
+        const b = await startServerProcess({ SVC_HOME: home });
+        try {
+          const clientA = contractClient(a.baseUrl);
+          const clientB = contractClient(b.baseUrl);
+          const owner = await setupAdmin(clientA);
+          const key = await createKey(clientA, owner.accessToken, { name: 'r28-shared' });
+          // B authenticates the key (and may cache it).
+          assert.equal((await clientB.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
+          assert.equal((await clientB.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
+          assert.equal((await clientA.request('PUT', `/v1/admin/keys/${key.id}`, { token: owner.accessToken, body: { enabled: false } })).status, 200);
+          const disabled = await clientB.request('GET', '/v1/auth/me', { token: key.key });
+          assertError(disabled, 401, 'api_key_disabled');
+          assert.equal((await clientA.request('PUT', `/v1/admin/keys/${key.id}`, { token: owner.accessToken, body: { enabled: true } })).status, 200);
+          assert.equal((await clientB.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
+          assert.equal((await clientA.request('DELETE', `/v1/admin/keys/${key.id}`, { token: owner.accessToken })).status, 204);
+          assert.equal((await clientB.request('GET', '/v1/auth/me', { token: key.key })).status, 401);
+        } finally {
+          await b.stop();
+        }
       } finally {
-        await b.stop();
+        await a.stop();
       }
-    } finally {
-      await a.stop();
-      await rm(home, { recursive: true, force: true });
-    }
+    });
   });
 });
 
@@ -422,35 +383,33 @@ describe('security: malformed keys are refused before any database lookup (R22)'
   // read from the database for them — while well-formed credentials answer 503 because they did
   // need the database (fail closed, R34).
   it('R22: with the database unreadable, a broken-checksum key still gets 401 while a well-formed key gets 503', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'svc-r22-'));
-    const child = await startServerProcess({ SVC_HOME: home });
-    try {
-      const client = contractClient(child.baseUrl);
-      const owner = await setupAdmin(client);
-      const { key } = await createKey(client, owner.accessToken, { name: 'r22-db' });
-      assert.equal((await client.request('GET', '/v1/auth/me', { token: key })).status, 200);
-      const badSignature = forgeJwt({ alg: 'HS256', typ: 'at+jwt' }, { sub: owner.id, ver: 0, exp: Math.floor(Date.now() / 1000) + 600 }, 'not the secret');
-      assert.ok(jwtSecret(home).length >= 64);
+    await withTempHome('svc-r22-', async (home) => {
+      const child = await startServerProcess({ SVC_HOME: home });
+      try {
+        const client = contractClient(child.baseUrl);
+        const owner = await setupAdmin(client);
+        const { key } = await createKey(client, owner.accessToken, { name: 'r22-db' });
+        assert.equal((await client.request('GET', '/v1/auth/me', { token: key })).status, 200);
+        const badSignature = forgeJwt({ alg: 'HS256', typ: 'at+jwt' }, { sub: owner.id, ver: 0, exp: Math.floor(Date.now() / 1000) + 600 }, 'not the secret');
+        assert.ok(jwtSecret(home).length >= 64);
 
-      for (const suffix of ['', '-wal', '-shm']) {
-        const path = databasePath(home) + suffix;
-        writeFileSync(path, randomBytes(Math.max(statSync(path).size, 4096)));
-      }
-      const broken = changeCharacter(key, key.length - 1);
-      const malformed = await client.request('GET', '/v1/auth/me', { token: broken });
-      assert.equal(malformed.status, 401, `a broken-checksum key needed the database: ${malformed.text}`);
-      assert.equal(malformed.body.error.code, 'invalid_api_key');
-      const forged = await client.request('GET', '/v1/auth/me', { token: badSignature });
-      assert.equal(forged.status, 401, `a badly signed token needed the database: ${forged.text}`);
-      assert.equal(forged.body.error.code, 'invalid_token');
+        for (const suffix of ['', '-wal', '-shm']) {
+          const path = databasePath(home) + suffix;
+          writeFileSync(path, randomBytes(Math.max(statSync(path).size, 4096)));
+        }
+        const broken = withCharacterChanged(key, key.length - 1);
+        const malformed = await client.request('GET', '/v1/auth/me', { token: broken });
+        assertError(malformed, 401, 'invalid_api_key', `a broken-checksum key needed the database: ${malformed.text}`);
+        const forged = await client.request('GET', '/v1/auth/me', { token: badSignature });
+        assertError(forged, 401, 'invalid_token', `a badly signed token needed the database: ${forged.text}`);
 
-      for (const token of [key, unknownWellFormedKey(), owner.accessToken]) {
-        const response = await client.request('GET', '/v1/auth/me', { token });
-        assert.ok(response.status >= 500, `expected 5xx with the database unreadable, got ${response.status}`);
+        for (const token of [key, unknownWellFormedKey(), owner.accessToken]) {
+          const response = await client.request('GET', '/v1/auth/me', { token });
+          assert.ok(response.status >= 500, `expected 5xx with the database unreadable, got ${response.status}`);
+        }
+      } finally {
+        await child.kill();
       }
-    } finally {
-      await child.kill();
-      await rm(home, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -3,13 +3,10 @@
  * hashes in its SQLite file.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { loadConfig } from '@svc/server';
-import { login, setupAdmin, startTestServer, uniqueUsername, type LoggedInUser, type TestServer } from '@svc/server/testing';
-import { withDatabase } from './support.js';
+import { assertError, login, startTestServer, uniqueUsername, useServerWithAdmin, withTempHome, withTestServer } from '@svc/server/testing';
+import { countUsers, withDatabase } from './support.js';
 
 /** The parts of a PHC-format argon2 hash. */
 interface Argon2Hash {
@@ -37,30 +34,23 @@ function parseArgon2(phc: string): Argon2Hash {
 }
 
 describe('security: passwords (R1–R6)', () => {
-  let server: TestServer;
-  let admin: LoggedInUser;
+  const ctx = useServerWithAdmin();
 
   const storedHash = (username: string): string =>
-    withDatabase(server.home, (db) => db.prepare('SELECT password_hash FROM users WHERE username = ?').pluck().get(username) as string, {
+    withDatabase(ctx.server.home, (db) => db.prepare('SELECT password_hash FROM users WHERE username = ?').pluck().get(username) as string, {
       readonly: true,
     });
-  const userCount = (): number => withDatabase(server.home, (db) => db.prepare('SELECT count(*) FROM users').pluck().get() as number, { readonly: true });
+  const userCount = (): number => countUsers(ctx.server.home);
 
   /** Creates a user with exactly `password` (as the admin) and returns the response. */
   const create = (username: string, password: string) =>
-    server.request('POST', '/v1/admin/users', { token: admin.accessToken, body: { username, password, permissions: [] } });
-  const tryLogin = (username: string, password: string) => server.request('POST', '/v1/auth/login', { body: { username, password } });
-
-  before(async () => {
-    server = await startTestServer();
-    admin = await setupAdmin(server);
-  });
-  after(() => server.close());
+    ctx.server.request('POST', '/v1/admin/users', { token: ctx.admin.accessToken, body: { username, password, permissions: [] } });
+  const tryLogin = (username: string, password: string) => ctx.server.request('POST', '/v1/auth/login', { body: { username, password } });
 
   it('R1: stored hashes are argon2id with m >= 19456 KiB, t >= 2, p = 1', async () => {
     const username = uniqueUsername('r1');
     assert.equal((await create(username, 'a long passphrase for requirement one')).status, 201);
-    for (const name of [admin.username, username]) {
+    for (const name of [ctx.admin.username, username]) {
       const phc = storedHash(name);
       assert.ok(phc.startsWith('$argon2id$'), `hash of ${name} is not argon2id: ${phc.slice(0, 12)}`);
       const parsed = parseArgon2(phc);
@@ -86,8 +76,8 @@ describe('security: passwords (R1–R6)', () => {
     assert.notEqual(a.salt, b.salt);
     assert.notEqual(a.hash, b.hash);
     // Both still log in with the shared password.
-    await login(server, first, password);
-    await login(server, second, password);
+    await login(ctx.server, first, password);
+    await login(ctx.server, second, password);
   });
 
   it('R3: no truncation and no case folding: a 100-character password with its last character changed, or its case changed, fails', async () => {
@@ -95,7 +85,7 @@ describe('security: passwords (R1–R6)', () => {
     const password = 'Correct-Horse-Battery-Staple-'.repeat(4).slice(0, 99) + 'X';
     assert.equal([...password].length, 100);
     assert.equal((await create(username, password)).status, 201);
-    await login(server, username, password);
+    await login(ctx.server, username, password);
 
     const wrong = [
       password.slice(0, 99) + 'Y', // only the last character differs
@@ -107,8 +97,7 @@ describe('security: passwords (R1–R6)', () => {
     ];
     for (const attempt of wrong) {
       const response = await tryLogin(username, attempt);
-      assert.equal(response.status, 401, `a variant of length ${attempt.length} logged in`);
-      assert.equal(response.body.error.code, 'invalid_credentials');
+      assertError(response, 401, 'invalid_credentials', `a variant of length ${attempt.length} logged in`);
     }
     // Usernames are case-insensitive identifiers, but the password stays exact under another case of the name.
     assert.equal((await tryLogin(username.toUpperCase(), password)).status, 200);
@@ -116,16 +105,15 @@ describe('security: passwords (R1–R6)', () => {
   });
 
   it('R4: the minimum is 15 code points by default and reported by the setup status', async () => {
-    const status = await server.request('GET', '/v1/admin/setup/status');
+    const status = await ctx.server.request('GET', '/v1/admin/setup/status');
     assert.equal(status.body.password_min_length, 15);
     const short = await create(uniqueUsername('r4s'), 'fourteen chars');
     assert.equal('fourteen chars'.length, 14);
-    assert.equal(short.status, 400);
-    assert.equal(short.body.error.code, 'password_too_short');
+    assertError(short, 400, 'password_too_short');
     assert.equal(short.body.error.param, 'password');
     const username = uniqueUsername('r4m');
     assert.equal((await create(username, 'fifteen chars!!')).status, 201);
-    await login(server, username, 'fifteen chars!!');
+    await login(ctx.server, username, 'fifteen chars!!');
   });
 
   it('R4: a 64-character password and a 1024-character password are accepted', async () => {
@@ -134,27 +122,21 @@ describe('security: passwords (R1–R6)', () => {
       const password = Array.from({ length }, (_, i) => 'abcdefghijklmnopqrstuvwxyz0123456789 '[(i * 7) % 37]).join('');
       assert.equal(password.length, length);
       assert.equal((await create(username, password)).status, 201, `length ${length}`);
-      await login(server, username, password);
+      await login(ctx.server, username, password);
     }
   });
 
   it('R4: the minimum is configurable and never below 8', async () => {
-    assert.throws(() => loadConfig({ SVC_HOME: server.home, SVC_PASSWORD_MIN_LENGTH: '7' }), /SVC_PASSWORD_MIN_LENGTH/);
-    assert.throws(() => loadConfig({ SVC_HOME: server.home, SVC_PASSWORD_MIN_LENGTH: '0' }), /SVC_PASSWORD_MIN_LENGTH/);
-    const home = await mkdtemp(join(tmpdir(), 'svc-r4-'));
-    try {
+    assert.throws(() => loadConfig({ SVC_HOME: ctx.server.home, SVC_PASSWORD_MIN_LENGTH: '7' }), /SVC_PASSWORD_MIN_LENGTH/);
+    assert.throws(() => loadConfig({ SVC_HOME: ctx.server.home, SVC_PASSWORD_MIN_LENGTH: '0' }), /SVC_PASSWORD_MIN_LENGTH/);
+    await withTempHome('svc-r4-', async (home) => {
       await assert.rejects(startTestServer({ home, env: { SVC_PASSWORD_MIN_LENGTH: '7' } }), /SVC_PASSWORD_MIN_LENGTH/);
-    } finally {
-      await rm(home, { recursive: true, force: true });
-    }
-    const relaxed = await startTestServer({ env: { SVC_PASSWORD_MIN_LENGTH: '8' } });
-    try {
+    });
+    await withTestServer({ env: { SVC_PASSWORD_MIN_LENGTH: '8' } }, async (relaxed) => {
       assert.equal((await relaxed.request('GET', '/v1/admin/setup/status')).body.password_min_length, 8);
       assert.equal((await relaxed.request('POST', '/v1/admin/setup', { body: { username: 'admin', password: 'seven c' } })).status, 400);
       assert.equal((await relaxed.request('POST', '/v1/admin/setup', { body: { username: 'admin', password: 'eight ch' } })).status, 201);
-    } finally {
-      await relaxed.close();
-    }
+    });
   });
 
   it('R4: a 10 kB password is refused with 400 by the contract, before any hashing', async () => {
@@ -164,42 +146,37 @@ describe('security: passwords (R1–R6)', () => {
     const username = uniqueUsername('r4h');
 
     const created = await create(username, huge);
-    assert.equal(created.status, 400);
-    assert.equal(created.body.error.code, 'invalid_request');
+    assertError(created, 400, 'invalid_request');
     assert.equal(created.body.error.param, 'password');
     assert.equal(userCount(), before, 'a user was created');
 
-    const setup = await server.request('POST', '/v1/admin/setup', { body: { username, password: huge } });
+    const setup = await ctx.server.request('POST', '/v1/admin/setup', { body: { username, password: huge } });
     assert.equal(setup.status, 400, 'the contract refuses the body before the handler runs');
 
     // Login with a 10 kB password for an existing account answers 400, not 401: the request never
     // reached password verification (a verification would have answered invalid_credentials).
-    const loginAttempt = await tryLogin(admin.username, huge);
-    assert.equal(loginAttempt.status, 400);
-    assert.equal(loginAttempt.body.error.code, 'invalid_request');
+    const loginAttempt = await tryLogin(ctx.admin.username, huge);
+    assertError(loginAttempt, 400, 'invalid_request');
 
-    const change = await server.request('PUT', '/v1/auth/me/password', {
-      token: admin.accessToken,
-      body: { current_password: admin.password, new_password: huge },
+    const change = await ctx.server.request('PUT', '/v1/auth/me/password', {
+      token: ctx.admin.accessToken,
+      body: { current_password: ctx.admin.password, new_password: huge },
     });
-    assert.equal(change.status, 400);
-    assert.equal(change.body.error.code, 'invalid_request');
+    assertError(change, 400, 'invalid_request');
     // The admin's password is unchanged.
-    await login(server, admin.username, admin.password);
+    await login(ctx.server, ctx.admin.username, ctx.admin.password);
 
     // One code point over the bound is refused too; far larger bodies stop at the body limit.
     assert.equal((await create(uniqueUsername('r4o'), 'a'.repeat(1024) + 'b')).status, 400);
     const enormous = await create(uniqueUsername('r4e'), 'z'.repeat(100_000));
-    assert.equal(enormous.status, 413);
-    assert.equal(enormous.body.error.code, 'payload_too_large');
+    assertError(enormous, 413, 'payload_too_large');
     assert.equal(userCount(), before);
   });
 
   it('R5: a common password is refused with password_too_common and a reason; no composition rules', async () => {
     for (const common of ['passwordpassword', 'PasswordPassword', 'qwertyuiopasdfgh']) {
       const response = await create(uniqueUsername('r5c'), common);
-      assert.equal(response.status, 400, common);
-      assert.equal(response.body.error.code, 'password_too_common');
+      assertError(response, 400, 'password_too_common', common);
       assert.equal(response.body.error.param, 'password');
       assert.match(response.body.detail, /common|guess/i, 'the reason is given');
     }
@@ -213,7 +190,7 @@ describe('security: passwords (R1–R6)', () => {
     for (const plain of ['onlylowercaseletters', '83920174658392017465', 'lowercase words with spaces']) {
       const name = uniqueUsername('r5p');
       assert.equal((await create(name, plain)).status, 201, plain);
-      await login(server, name, plain);
+      await login(ctx.server, name, plain);
     }
   });
 
@@ -225,85 +202,80 @@ describe('security: passwords (R1–R6)', () => {
     assert.equal(fifteen.length, 30);
     const name = uniqueUsername('r5u');
     assert.equal((await create(name, fifteen)).status, 201);
-    await login(server, name, fifteen);
+    await login(ctx.server, name, fifteen);
 
     // 14 of them are 28 UTF-16 units, still 14 code points: too short.
     const fourteen = emoji.slice(0, 14).join('');
     const short = await create(uniqueUsername('r5s'), fourteen);
-    assert.equal(short.status, 400);
-    assert.equal(short.body.error.code, 'password_too_short');
+    assertError(short, 400, 'password_too_short');
 
     // The upper bound counts code points too: 1024 astral code points (2048 UTF-16 units) are accepted.
     const long = Array.from({ length: 1024 }, (_, i) => emoji[i % 15]).join('');
     assert.equal(long.length, 2048);
     const longName = uniqueUsername('r5l');
     assert.equal((await create(longName, long)).status, 201);
-    await login(server, longName, long);
+    await login(ctx.server, longName, long);
   });
 
   it('R6: changing one\'s own password needs the current one, through PUT /v1/auth/me/password', async () => {
     const username = uniqueUsername('r6me');
     const password = 'original passphrase of r6';
     assert.equal((await create(username, password)).status, 201);
-    const tokens = await login(server, username, password);
+    const tokens = await login(ctx.server, username, password);
 
-    const missing = await server.request('PUT', '/v1/auth/me/password', { token: tokens.access_token, body: { new_password: 'a brand new passphrase' } });
+    const missing = await ctx.server.request('PUT', '/v1/auth/me/password', { token: tokens.access_token, body: { new_password: 'a brand new passphrase' } });
     assert.equal(missing.status, 400);
-    const wrong = await server.request('PUT', '/v1/auth/me/password', {
+    const wrong = await ctx.server.request('PUT', '/v1/auth/me/password', {
       token: tokens.access_token,
       body: { current_password: 'not the current passphrase', new_password: 'a brand new passphrase' },
     });
-    assert.equal(wrong.status, 403);
-    assert.equal(wrong.body.error.code, 'current_password_incorrect');
+    assertError(wrong, 403, 'current_password_incorrect');
     assert.equal((await tryLogin(username, 'a brand new passphrase')).status, 401, 'the password changed anyway');
 
-    const right = await server.request('PUT', '/v1/auth/me/password', {
+    const right = await ctx.server.request('PUT', '/v1/auth/me/password', {
       token: tokens.access_token,
       body: { current_password: password, new_password: 'a brand new passphrase' },
     });
     assert.equal(right.status, 200);
     assert.equal((await tryLogin(username, password)).status, 401);
-    await login(server, username, 'a brand new passphrase');
+    await login(ctx.server, username, 'a brand new passphrase');
   });
 
   it('R6: changing one\'s own password through PUT /v1/admin/users/{own id}/password needs the current one too', async () => {
     const username = uniqueUsername('r6adm');
     const password = 'manager passphrase of r6';
-    const created = await server.request('POST', '/v1/admin/users', {
-      token: admin.accessToken,
+    const created = await ctx.server.request('POST', '/v1/admin/users', {
+      token: ctx.admin.accessToken,
       body: { username, password, permissions: ['users:manage'] },
     });
     assert.equal(created.status, 201);
     const id = created.body.id as string;
-    const tokens = await login(server, username, password);
+    const tokens = await login(ctx.server, username, password);
     const path = `/v1/admin/users/${id}/password`;
 
-    const withoutCurrent = await server.request('PUT', path, { token: tokens.access_token, body: { new_password: 'stolen session passphrase' } });
-    assert.equal(withoutCurrent.status, 403);
-    assert.equal(withoutCurrent.body.error.code, 'current_password_incorrect');
-    const withWrong = await server.request('PUT', path, {
+    const withoutCurrent = await ctx.server.request('PUT', path, { token: tokens.access_token, body: { new_password: 'stolen session passphrase' } });
+    assertError(withoutCurrent, 403, 'current_password_incorrect');
+    const withWrong = await ctx.server.request('PUT', path, {
       token: tokens.access_token,
       body: { new_password: 'stolen session passphrase', current_password: 'a guessed passphrase!' },
     });
-    assert.equal(withWrong.status, 403);
-    assert.equal(withWrong.body.error.code, 'current_password_incorrect');
+    assertError(withWrong, 403, 'current_password_incorrect');
     assert.equal((await tryLogin(username, 'stolen session passphrase')).status, 401);
-    await login(server, username, password);
+    await login(ctx.server, username, password);
 
     // The admin's own id through the admin route: the same rule.
-    const adminSelf = await server.request('PUT', `/v1/admin/users/${admin.id}/password`, {
-      token: admin.accessToken,
+    const adminSelf = await ctx.server.request('PUT', `/v1/admin/users/${ctx.admin.id}/password`, {
+      token: ctx.admin.accessToken,
       body: { new_password: 'stolen session passphrase' },
     });
-    assert.equal(adminSelf.status, 403);
-    assert.equal(adminSelf.body.error.code, 'current_password_incorrect');
+    assertError(adminSelf, 403, 'current_password_incorrect');
 
-    const withRight = await server.request('PUT', path, {
+    const withRight = await ctx.server.request('PUT', path, {
       token: tokens.access_token,
       body: { new_password: 'a chosen new passphrase', current_password: password },
     });
     assert.equal(withRight.status, 204);
     assert.equal((await tryLogin(username, password)).status, 401);
-    await login(server, username, 'a chosen new passphrase');
+    await login(ctx.server, username, 'a chosen new passphrase');
   });
 });

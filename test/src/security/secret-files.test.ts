@@ -5,33 +5,25 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
   adminCredentials,
+  assertError,
   contractClient,
   createKey,
   login,
   setupAdmin,
   startServerProcess,
   startTestServer,
+  withTempHome,
+  withTestServer,
   type ServerProcess,
 } from '@svc/server/testing';
 import { authDirectory, encryptionKey, jwtSecret } from './support.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 const octal = (value: number) => `0${value.toString(8)}`;
-
-async function withHome<T>(work: (home: string) => Promise<T>): Promise<T> {
-  const home = await mkdtemp(join(tmpdir(), 'svc-secrets-'));
-  try {
-    return await work(home);
-  } finally {
-    await rm(home, { recursive: true, force: true });
-  }
-}
 
 describe('security: secret files (R40–R42)', () => {
   it('R40: two fresh homes get different, random secrets', async () => {
@@ -50,9 +42,8 @@ describe('security: secret files (R40–R42)', () => {
   });
 
   it('R41: the secret files and the database are mode 0600 in a 0700 directory, with no temporary file left', async () => {
-    await withHome(async (home) => {
-      const server = await startTestServer({ home });
-      try {
+    await withTempHome('svc-secrets-', async (home) => {
+      await withTestServer({ home }, async (server) => {
         // Writes so that the WAL and shared-memory files exist too.
         const admin = await setupAdmin(server);
         await createKey(server, admin.accessToken, { name: 'r41' });
@@ -69,28 +60,23 @@ describe('security: secret files (R40–R42)', () => {
           if (file.startsWith('auth.db-') && !existsSync(path)) continue;
           assert.equal(octal(mode(path)), '0600', file);
         }
-      } finally {
-        await server.close();
-      }
+      });
     });
   });
 
   it('R41: a pre-existing group- and world-readable auth directory is tightened to 0700 on first run', async () => {
-    await withHome(async (home) => {
+    await withTempHome('svc-secrets-', async (home) => {
       mkdirSync(authDirectory(home), { mode: 0o755 });
       assert.equal(octal(mode(authDirectory(home))) === '0700', false);
-      const server = await startTestServer({ home });
-      try {
+      await withTestServer({ home }, async (server) => {
         assert.equal(octal(mode(authDirectory(home))), '0700');
         assert.equal(octal(mode(join(authDirectory(home), 'jwt_secret_key'))), '0600');
-      } finally {
-        await server.close();
-      }
+      });
     });
   });
 
   it('R41: four processes started together on one empty home agree on the secrets: a token or key from any works on all', async () => {
-    await withHome(async (home) => {
+    await withTempHome('svc-secrets-', async (home) => {
       const started = await Promise.allSettled(Array.from({ length: 4 }, () => startServerProcess({ SVC_HOME: home })));
       const processes = started.filter((s): s is PromiseFulfilledResult<ServerProcess> => s.status === 'fulfilled').map((s) => s.value);
       try {
@@ -120,29 +106,26 @@ describe('security: secret files (R40–R42)', () => {
   });
 
   it('R42: a restart keeps access tokens, refresh tokens and keys valid, and keys revealable', async () => {
-    await withHome(async (home) => {
+    await withTempHome('svc-secrets-', async (home) => {
       const before = await startTestServer({ home });
       const admin = await setupAdmin(before);
       const key = await createKey(before, admin.accessToken, { name: 'r42' });
       const secrets = [jwtSecret(home), encryptionKey(home)];
       await before.close();
 
-      const after = await startTestServer({ home });
-      try {
+      await withTestServer({ home }, async (after) => {
         assert.deepEqual([jwtSecret(home), encryptionKey(home)], secrets, 'a secret changed across the restart');
         assert.equal((await after.request('GET', '/v1/auth/me', { token: admin.accessToken })).status, 200);
         assert.equal((await after.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
         assert.equal((await after.request('POST', '/v1/auth/refresh', { body: { refresh_token: admin.refreshToken } })).status, 200);
         const revealed = await after.request('GET', `/v1/admin/keys/${key.id}/reveal`, { token: admin.accessToken });
         assert.equal(revealed.body.key, key.key);
-      } finally {
-        await after.close();
-      }
+      });
     });
   });
 
   it('R42: a missing encryption key file while keys exist stops start-up with a clear message and is not recreated', async () => {
-    await withHome(async (home) => {
+    await withTempHome('svc-secrets-', async (home) => {
       const first = await startTestServer({ home });
       const admin = await setupAdmin(first);
       const key = await createKey(first, admin.accessToken, { name: 'r42-lost' });
@@ -163,18 +146,15 @@ describe('security: secret files (R40–R42)', () => {
 
       // Restoring the file brings everything back.
       writeFileSync(keyFile, original, { mode: 0o600 });
-      const restored = await startTestServer({ home });
-      try {
+      await withTestServer({ home }, async (restored) => {
         assert.equal((await restored.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
         assert.equal((await restored.request('GET', `/v1/admin/keys/${key.id}/reveal`, { token: admin.accessToken })).body.key, key.key);
-      } finally {
-        await restored.close();
-      }
+      });
     });
   });
 
   it('R42: a damaged (truncated) secret file stops start-up and is left as it is', async () => {
-    await withHome(async (home) => {
+    await withTempHome('svc-secrets-', async (home) => {
       const first = await startTestServer({ home });
       await first.close();
       const secretFile = join(authDirectory(home), 'jwt_secret_key');
@@ -185,7 +165,7 @@ describe('security: secret files (R40–R42)', () => {
   });
 
   it('R42: a lost JWT secret file is regenerated, and every old access token is refused (fail closed)', async () => {
-    await withHome(async (home) => {
+    await withTempHome('svc-secrets-', async (home) => {
       const first = await startTestServer({ home });
       const admin = await setupAdmin(first);
       const key = await createKey(first, admin.accessToken, { name: 'r42-jwt' });
@@ -193,20 +173,16 @@ describe('security: secret files (R40–R42)', () => {
       await first.close();
       rmSync(join(authDirectory(home), 'jwt_secret_key'));
 
-      const second = await startTestServer({ home });
-      try {
+      await withTestServer({ home }, async (second) => {
         assert.notEqual(jwtSecret(home), oldSecret);
         const refused = await second.request('GET', '/v1/auth/me', { token: admin.accessToken });
-        assert.equal(refused.status, 401);
-        assert.equal(refused.body.error.code, 'invalid_token');
+        assertError(refused, 401, 'invalid_token');
         // Keys do not depend on the JWT secret; refresh tokens are database records and still rotate.
         assert.equal((await second.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
         const refreshed = await second.request('POST', '/v1/auth/refresh', { body: { refresh_token: admin.refreshToken } });
         assert.equal(refreshed.status, 200);
         assert.equal((await second.request('GET', '/v1/auth/me', { token: refreshed.body.access_token })).status, 200);
-      } finally {
-        await second.close();
-      }
+      });
     });
   });
 });

@@ -4,17 +4,13 @@
  * with their own issue.)
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { adminCredentials, createUser, login, setupAdmin, startTestServer, type LoggedInUser, type TestResponse, type TestServer } from '@svc/server/testing';
-import { withDatabase } from './support.js';
-
-const countUsers = (home: string): number =>
-  withDatabase(home, (db) => db.prepare('SELECT count(*) FROM users').pluck().get() as number, { readonly: true });
+import { before, describe, it } from 'node:test';
+import { adminCredentials, assertError, createUser, login, useServerWithAdmin, withTestServer, type LoggedInUser, type TestResponse } from '@svc/server/testing';
+import { countUsers } from './support.js';
 
 describe('security: setup (R7)', () => {
   it('R7: a fresh database has zero users and no default account logs in', async () => {
-    const server = await startTestServer();
-    try {
+    await withTestServer(async (server) => {
       assert.equal(countUsers(server.home), 0);
       const status = await server.request('GET', '/v1/admin/setup/status');
       assert.equal(status.body.needs_setup, true);
@@ -28,39 +24,31 @@ describe('security: setup (R7)', () => {
         ['svc', 'svc'],
       ] as const) {
         const response = await server.request('POST', '/v1/auth/login', { body: { username, password } });
-        assert.equal(response.status, 401, `${username}/${password}`);
-        assert.equal(response.body.error.code, 'invalid_credentials');
+        assertError(response, 401, 'invalid_credentials', `${username}/${password}`);
       }
       // Nothing but setup is reachable without an account: a protected route needs credentials.
       assert.equal((await server.request('GET', '/v1/admin/users')).status, 401);
       assert.equal(countUsers(server.home), 0, 'a login attempt created an account');
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('R7: setup succeeds once; every later setup is refused and creates nothing', async () => {
-    const server = await startTestServer();
-    try {
+    await withTestServer(async (server) => {
       const first = await server.request('POST', '/v1/admin/setup', { body: adminCredentials });
       assert.equal(first.status, 201);
       assert.deepEqual(first.body.permissions, ['admin']);
       for (const body of [adminCredentials, { username: 'intruder', password: 'an intruder passphrase' }]) {
         const again = await server.request('POST', '/v1/admin/setup', { body });
-        assert.equal(again.status, 403);
-        assert.equal(again.body.error.code, 'setup_already_completed');
+        assertError(again, 403, 'setup_already_completed');
       }
       assert.equal(countUsers(server.home), 1);
       assert.equal((await server.request('POST', '/v1/auth/login', { body: { username: 'intruder', password: 'an intruder passphrase' } })).status, 401);
       await login(server, adminCredentials.username, adminCredentials.password);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('R7: concurrent setups create exactly one admin', async () => {
-    const server = await startTestServer();
-    try {
+    await withTestServer(async (server) => {
       const attempts = Array.from({ length: 12 }, (_, i) =>
         server.request('POST', '/v1/admin/setup', { body: { username: `racer${i}`, password: `racing passphrase number ${i}` } }),
       );
@@ -73,27 +61,21 @@ describe('security: setup (R7)', () => {
       const winner = responses.find((r) => r.status === 201) as TestResponse;
       const index = Number(String(winner.body.username).replace('racer', ''));
       await login(server, winner.body.username as string, `racing passphrase number ${index}`);
-    } finally {
-      await server.close();
-    }
+    });
   });
 });
 
 describe('security: login failures (R8)', () => {
-  let server: TestServer;
-  let admin: LoggedInUser;
+  const ctx = useServerWithAdmin();
   let disabled: LoggedInUser;
   let active: LoggedInUser;
 
   before(async () => {
-    server = await startTestServer();
-    admin = await setupAdmin(server);
-    active = await createUser(server, admin.accessToken, ['models:list']);
-    disabled = await createUser(server, admin.accessToken, ['models:list']);
-    const off = await server.request('PUT', `/v1/admin/users/${disabled.id}`, { token: admin.accessToken, body: { enabled: false } });
+    active = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
+    disabled = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
+    const off = await ctx.server.request('PUT', `/v1/admin/users/${disabled.id}`, { token: ctx.admin.accessToken, body: { enabled: false } });
     assert.equal(off.status, 200);
   });
-  after(() => server.close());
 
   // Timing is part of R8 too: the server verifies a dummy argon2id hash when the user does not exist
   // (server/src/crypto/passwords.ts, verifyPassword(null, …)) and checks `enabled` only after the
@@ -101,7 +83,7 @@ describe('security: login failures (R8)', () => {
 
   /** What an attacker can see of a failed login: status, the relevant headers and the body text. */
   const observe = async (path: string, username: string, password: string) => {
-    const response = await server.request('POST', path, { body: { username, password } });
+    const response = await ctx.server.request('POST', path, { body: { username, password } });
     return {
       status: response.status,
       wwwAuthenticate: response.headers.get('www-authenticate'),
@@ -123,7 +105,7 @@ describe('security: login failures (R8)', () => {
       // Unknown-user checks are not case tricks either: another case of an existing name with a wrong password looks the same.
       assert.deepEqual(await observe(path, active.username.toUpperCase(), 'not the right passphrase'), unknown);
       // The right password of an active account still works, so the refusals above are real.
-      assert.equal((await server.request('POST', path, { body: { username: active.username, password: active.password } })).status, 200);
+      assert.equal((await ctx.server.request('POST', path, { body: { username: active.username, password: active.password } })).status, 200);
     });
   }
 });

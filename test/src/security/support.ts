@@ -1,7 +1,8 @@
 /**
  * Shared tools of the security-requirement suite: reading the secret files and the SQLite file of a
- * running server, forging JWTs by hand (so a test can sign exactly the header and claims it wants,
- * with the real secret or another one), and bounded polling instead of timing assertions.
+ * running server, and forging JWTs by hand (so a test can sign exactly the header and claims it wants,
+ * with the real secret or another one). Helpers that are not about security (polling, assertions,
+ * servers) come from `@svc/server/testing`.
  */
 import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -55,6 +56,12 @@ export function rawDatabaseFiles(home: string): { name: string; bytes: Buffer }[
     .map((path) => ({ name: path, bytes: readFileSync(path) }));
 }
 
+/** How many user rows the database of the server on `home` holds (read on a read-only connection). */
+export function countUsers(home: string): number {
+  return withDatabase(home, (db) => db.prepare('SELECT count(*) FROM users').pluck().get() as number, { readonly: true });
+}
+
+/** `data` (a string as UTF-8) in unpadded base64url, as JWT parts are encoded. */
 export function base64url(data: Buffer | string): string {
   return Buffer.from(data).toString('base64url');
 }
@@ -107,27 +114,4 @@ export function flipSignatureByte(token: string, index: number): string {
   const signature = Buffer.from(parts[2] as string, 'base64url');
   signature[index] = (signature[index] as number) ^ 0x01;
   return `${parts[0]}.${parts[1]}.${base64url(signature)}`;
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * Calls `probe` every `intervalMs` until `done(result)` holds or `timeoutMs` passes, and returns
- * every result seen (the last one satisfies `done` unless the time ran out).
- */
-export async function pollUntil<T>(
-  probe: () => Promise<T>,
-  done: (result: T) => boolean,
-  options: { timeoutMs: number; intervalMs: number },
-): Promise<T[]> {
-  const results: T[] = [];
-  const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
-    const result = await probe();
-    results.push(result);
-    if (done(result) || Date.now() > deadline) return results;
-    await sleep(options.intervalMs);
-  }
 }

@@ -7,28 +7,30 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import {
   adminCredentials,
+  assertError,
   createKey,
   createUser,
   login,
+  pollUntil,
   setupAdmin,
+  sleep,
   startServerProcess,
   startTestServer,
+  useServerWithAdmin,
+  withTempHome,
+  withTestServer,
   type LoggedInUser,
-  type TestServer,
+  type TestResponse,
 } from '@svc/server/testing';
-import { base64url, decodeJwt, encryptionKey, flipSignatureByte, forgeJwt, jwtSecret, pollUntil, sleep, withDatabase } from './support.js';
+import { base64url, decodeJwt, encryptionKey, flipSignatureByte, forgeJwt, jwtSecret, withDatabase } from './support.js';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 describe('security: access tokens (R12–R16)', () => {
-  let server: TestServer;
-  let admin: LoggedInUser;
+  const ctx = useServerWithAdmin();
   let user: LoggedInUser;
   let secret: string;
   /** The header and claims of a genuine token of `user`. */
@@ -37,7 +39,7 @@ describe('security: access tokens (R12–R16)', () => {
 
   /** The status and error code of GET /v1/auth/me with `token`. */
   const me = async (token: string) => {
-    const response = await server.request('GET', '/v1/auth/me', { token });
+    const response = await ctx.server.request('GET', '/v1/auth/me', { token });
     return { status: response.status, code: response.status === 200 ? null : (response.body.error.code as string), body: response.body };
   };
   const assertRefused = async (token: string, what: string, code?: string) => {
@@ -47,13 +49,10 @@ describe('security: access tokens (R12–R16)', () => {
   };
 
   before(async () => {
-    server = await startTestServer();
-    admin = await setupAdmin(server);
-    user = await createUser(server, admin.accessToken, ['models:list']);
-    secret = jwtSecret(server.home);
+    user = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
+    secret = jwtSecret(ctx.server.home);
     ({ header, payload: claims } = decodeJwt(user.accessToken));
   });
-  after(() => server.close());
 
   it('R12 (control): the genuine token, and the same header and claims signed here with the real secret, are accepted', async () => {
     assert.deepEqual(header, { alg: 'HS256', typ: 'at+jwt' });
@@ -100,7 +99,7 @@ describe('security: access tokens (R12–R16)', () => {
       await assertRefused(flipSignatureByte(user.accessToken, index), `signature byte ${index} flipped`, 'invalid_token');
     }
     const [, , signature] = user.accessToken.split('.');
-    const changed = forgeJwt(header, { ...claims, sub: admin.id }, secret).split('.');
+    const changed = forgeJwt(header, { ...claims, sub: ctx.admin.id }, secret).split('.');
     await assertRefused(`${changed[0]}.${changed[1]}.${signature}`, 'claims changed, signature kept', 'invalid_token');
     // A token cut short or without its signature part.
     await assertRefused(user.accessToken.split('.').slice(0, 2).join('.') + '.', 'empty signature', 'invalid_token');
@@ -161,21 +160,19 @@ describe('security: access tokens (R12–R16)', () => {
   });
 
   it('R15: a refresh token used as a bearer token gives 401', async () => {
-    const tokens = await login(server, user.username, user.password);
+    const tokens = await login(ctx.server, user.username, user.password);
     await assertRefused(tokens.refresh_token, 'refresh token as bearer', 'invalid_token');
     // It is still a working refresh token: the refusal was about its kind.
-    assert.equal((await server.request('POST', '/v1/auth/refresh', { body: { refresh_token: tokens.refresh_token } })).status, 200);
+    assert.equal((await ctx.server.request('POST', '/v1/auth/refresh', { body: { refresh_token: tokens.refresh_token } })).status, 200);
   });
 
   it('R15: an access token (or an API key) presented at /v1/auth/refresh gives 401', async () => {
-    const tokens = await login(server, user.username, user.password);
-    const withAccess = await server.request('POST', '/v1/auth/refresh', { body: { refresh_token: tokens.access_token } });
-    assert.equal(withAccess.status, 401);
-    assert.equal(withAccess.body.error.code, 'invalid_refresh_token');
-    const key = await createKey(server, admin.accessToken, { name: 'r15' });
-    const withKey = await server.request('POST', '/v1/auth/refresh', { body: { refresh_token: key.key } });
-    assert.equal(withKey.status, 401);
-    assert.equal(withKey.body.error.code, 'invalid_refresh_token');
+    const tokens = await login(ctx.server, user.username, user.password);
+    const withAccess = await ctx.server.request('POST', '/v1/auth/refresh', { body: { refresh_token: tokens.access_token } });
+    assertError(withAccess, 401, 'invalid_refresh_token');
+    const key = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r15' });
+    const withKey = await ctx.server.request('POST', '/v1/auth/refresh', { body: { refresh_token: key.key } });
+    assertError(withKey, 401, 'invalid_refresh_token');
     // The access token keeps working as an access token.
     assert.equal((await me(tokens.access_token)).status, 200);
   });
@@ -188,21 +185,21 @@ describe('security: access tokens (R12–R16)', () => {
   });
 
   it('R16: a validly signed token of a deleted user gives 401', async () => {
-    const victim = await createUser(server, admin.accessToken, ['models:list']);
+    const victim = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
     assert.equal((await me(victim.accessToken)).status, 200);
     const { payload } = decodeJwt(victim.accessToken);
-    assert.equal((await server.request('DELETE', `/v1/admin/users/${victim.id}`, { token: admin.accessToken })).status, 204);
+    assert.equal((await ctx.server.request('DELETE', `/v1/admin/users/${victim.id}`, { token: ctx.admin.accessToken })).status, 204);
     await assertRefused(victim.accessToken, 'the deleted user\'s own token');
     await assertRefused(forgeJwt(header, { ...payload, jti: randomUUID() }, secret), 'a fresh token for the deleted user');
     await assertRefused(forgeJwt(header, { ...claims, sub: randomUUID(), jti: randomUUID() }, secret), 'a token for an id that never existed');
   });
 
   it('R16: a validly signed token of a disabled user gives 401, even one carrying the current token version', async () => {
-    const victim = await createUser(server, admin.accessToken, ['models:list']);
+    const victim = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
     assert.equal((await me(victim.accessToken)).status, 200);
-    assert.equal((await server.request('PUT', `/v1/admin/users/${victim.id}`, { token: admin.accessToken, body: { enabled: false } })).status, 200);
+    assert.equal((await ctx.server.request('PUT', `/v1/admin/users/${victim.id}`, { token: ctx.admin.accessToken, body: { enabled: false } })).status, 200);
     await assertRefused(victim.accessToken, 'the disabled user\'s own token');
-    const version = withDatabase(server.home, (db) => db.prepare('SELECT token_version FROM users WHERE id = ?').pluck().get(victim.id) as number, {
+    const version = withDatabase(ctx.server.home, (db) => db.prepare('SELECT token_version FROM users WHERE id = ?').pluck().get(victim.id) as number, {
       readonly: true,
     });
     const current = forgeJwt(header, { ...decodeJwt(victim.accessToken).payload, ver: version, jti: randomUUID() }, secret);
@@ -212,8 +209,7 @@ describe('security: access tokens (R12–R16)', () => {
 
 describe('security: refresh tokens and sessions (R17–R19)', () => {
   it('R17: each refresh token works once; reusing a rotated one after the grace window ends the whole family', async () => {
-    const server = await startTestServer({ config: { refreshReuseGraceSeconds: 0 } });
-    try {
+    await withTestServer({ config: { refreshReuseGraceSeconds: 0 } }, async (server) => {
       const admin = await setupAdmin(server);
       const refresh = (token: string) => server.request('POST', '/v1/auth/refresh', { body: { refresh_token: token } });
 
@@ -226,24 +222,19 @@ describe('security: refresh tokens and sessions (R17–R19)', () => {
       await sleep(25);
 
       const reused = await refresh(admin.refreshToken);
-      assert.equal(reused.status, 401);
-      assert.equal(reused.body.error.code, 'invalid_refresh_token');
+      assertError(reused, 401, 'invalid_refresh_token');
       const afterReuse = await refresh(newest);
-      assert.equal(afterReuse.status, 401, 'the newest token of the family survived the reuse');
-      assert.equal(afterReuse.body.error.code, 'invalid_refresh_token');
+      assertError(afterReuse, 401, 'invalid_refresh_token', 'the newest token of the family survived the reuse');
       assert.equal((await refresh(first.body.refresh_token)).status, 401);
 
       // Only that family ended: another session of the same user is untouched, and login works.
       const other = await login(server, admin.username, admin.password);
       assert.equal((await refresh(other.refresh_token)).status, 200);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('R17: the grace window (refreshReuseGraceSeconds, 10 s by default) lets concurrent refreshes of one token both succeed', async () => {
-    const server = await startTestServer();
-    try {
+    await withTestServer(async (server) => {
       assert.equal(server.config.refreshReuseGraceSeconds, 10);
       const admin = await setupAdmin(server);
       const [a, b] = await Promise.all(
@@ -252,14 +243,11 @@ describe('security: refresh tokens and sessions (R17–R19)', () => {
       assert.equal(a?.status, 200);
       assert.equal(b?.status, 200);
       assert.notEqual(a?.body.refresh_token, b?.body.refresh_token);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('R18: a session family has an absolute lifetime that rotation never extends', async () => {
-    const server = await startTestServer({ config: { sessionMaxLifetimeSeconds: 3, refreshTokenTtlSeconds: 3600 } });
-    try {
+    await withTestServer({ config: { sessionMaxLifetimeSeconds: 3, refreshTokenTtlSeconds: 3600 } }, async (server) => {
       assert.equal((await server.request('POST', '/v1/admin/setup', { body: adminCredentials })).status, 201);
       const tokens = await login(server, adminCredentials.username, adminCredentials.password);
       assert.ok(tokens.refresh_expires_in <= 3, `login: refresh_expires_in ${tokens.refresh_expires_in} exceeds the family's lifetime`);
@@ -297,10 +285,8 @@ describe('security: refresh tokens and sessions (R17–R19)', () => {
         (response) => response.status !== 200,
         { timeoutMs: 12_000, intervalMs: 200 },
       );
-      const last = results.at(-1);
       assert.ok(results.length >= 2 && results[0]?.status === 200, 'refreshing did not work while the family was young');
-      assert.equal(last?.status, 401, 'refreshing kept working past the absolute lifetime');
-      assert.equal(last?.body.error.code, 'invalid_refresh_token');
+      assertError(results.at(-1) as TestResponse, 401, 'invalid_refresh_token', 'refreshing kept working past the absolute lifetime');
       assert.ok(results.slice(0, -1).every((r) => r.status === 200));
       for (let i = 1; i < remaining.length; i += 1) {
         assert.ok((remaining[i] as number) <= (remaining[i - 1] as number), `refresh_expires_in grew: ${remaining.join(',')}`);
@@ -309,74 +295,66 @@ describe('security: refresh tokens and sessions (R17–R19)', () => {
       // A new login starts a new family.
       const again = await login(server, adminCredentials.username, adminCredentials.password);
       assert.equal((await server.request('POST', '/v1/auth/refresh', { body: { refresh_token: again.refresh_token } })).status, 200);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   describe('R19: revocation of refresh and access tokens', () => {
-    let server: TestServer;
-    let admin: LoggedInUser;
-    before(async () => {
-      server = await startTestServer();
-      admin = await setupAdmin(server);
-    });
-    after(() => server.close());
+    const ctx = useServerWithAdmin();
 
     /** A user with two independent sessions. */
     const userWithTwoSessions = async () => {
-      const user = await createUser(server, admin.accessToken, ['models:list']);
-      const second = await login(server, user.username, user.password);
+      const user = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
+      const second = await login(ctx.server, user.username, user.password);
       return { user, sessions: [{ access: user.accessToken, refresh: user.refreshToken }, { access: second.access_token, refresh: second.refresh_token }] };
     };
     const assertAllDead = async (sessions: { access: string; refresh: string }[], what: string) => {
       for (const [i, session] of sessions.entries()) {
-        const access = await server.request('GET', '/v1/auth/me', { token: session.access });
+        const access = await ctx.server.request('GET', '/v1/auth/me', { token: session.access });
         assert.equal(access.status, 401, `${what}: access token of session ${i} still works`);
-        const refresh = await server.request('POST', '/v1/auth/refresh', { body: { refresh_token: session.refresh } });
+        const refresh = await ctx.server.request('POST', '/v1/auth/refresh', { body: { refresh_token: session.refresh } });
         assert.equal(refresh.status, 401, `${what}: refresh token of session ${i} still works`);
       }
     };
 
     it('R19: changing one\'s own password revokes every session\'s refresh and access tokens', async () => {
       const { user, sessions } = await userWithTwoSessions();
-      const changed = await server.request('PUT', '/v1/auth/me/password', {
+      const changed = await ctx.server.request('PUT', '/v1/auth/me/password', {
         token: sessions[0]?.access as string,
         body: { current_password: user.password, new_password: 'a replacement passphrase' },
       });
       assert.equal(changed.status, 200);
       await assertAllDead(sessions, 'own password change');
       // The pair answered by the change is the one live session.
-      assert.equal((await server.request('GET', '/v1/auth/me', { token: changed.body.access_token })).status, 200);
-      assert.equal((await server.request('POST', '/v1/auth/refresh', { body: { refresh_token: changed.body.refresh_token } })).status, 200);
+      assert.equal((await ctx.server.request('GET', '/v1/auth/me', { token: changed.body.access_token })).status, 200);
+      assert.equal((await ctx.server.request('POST', '/v1/auth/refresh', { body: { refresh_token: changed.body.refresh_token } })).status, 200);
     });
 
     it('R19: an administrator resetting a password revokes every session of that user', async () => {
       const { user, sessions } = await userWithTwoSessions();
-      const reset = await server.request('PUT', `/v1/admin/users/${user.id}/password`, {
-        token: admin.accessToken,
+      const reset = await ctx.server.request('PUT', `/v1/admin/users/${user.id}/password`, {
+        token: ctx.admin.accessToken,
         body: { new_password: 'an administrator chose this' },
       });
       assert.equal(reset.status, 204);
       await assertAllDead(sessions, 'admin reset');
-      await login(server, user.username, 'an administrator chose this');
+      await login(ctx.server, user.username, 'an administrator chose this');
     });
 
     it('R19: disabling a user revokes their sessions, and re-enabling does not revive the old tokens', async () => {
       const { user, sessions } = await userWithTwoSessions();
-      assert.equal((await server.request('PUT', `/v1/admin/users/${user.id}`, { token: admin.accessToken, body: { enabled: false } })).status, 200);
+      assert.equal((await ctx.server.request('PUT', `/v1/admin/users/${user.id}`, { token: ctx.admin.accessToken, body: { enabled: false } })).status, 200);
       await assertAllDead(sessions, 'disable');
-      assert.equal((await server.request('PUT', `/v1/admin/users/${user.id}`, { token: admin.accessToken, body: { enabled: true } })).status, 200);
+      assert.equal((await ctx.server.request('PUT', `/v1/admin/users/${user.id}`, { token: ctx.admin.accessToken, body: { enabled: true } })).status, 200);
       await assertAllDead(sessions, 'disable then enable');
-      await login(server, user.username, user.password);
+      await login(ctx.server, user.username, user.password);
     });
 
     it('R19: deleting a user revokes their sessions, also against a new user of the same name', async () => {
       const { user, sessions } = await userWithTwoSessions();
-      assert.equal((await server.request('DELETE', `/v1/admin/users/${user.id}`, { token: admin.accessToken })).status, 204);
+      assert.equal((await ctx.server.request('DELETE', `/v1/admin/users/${user.id}`, { token: ctx.admin.accessToken })).status, 204);
       await assertAllDead(sessions, 'delete');
-      const reborn = await server.request('POST', '/v1/admin/users', {
-        token: admin.accessToken,
+      const reborn = await ctx.server.request('POST', '/v1/admin/users', {
+        token: ctx.admin.accessToken,
         body: { username: user.username, password: user.password, permissions: ['models:list'] },
       });
       assert.equal(reborn.status, 201);
@@ -389,21 +367,17 @@ describe('security: refresh tokens and sessions (R17–R19)', () => {
 
 describe('security: the signing secret (R20)', () => {
   it('R20: the generated JWT secret has at least 256 bits (64 hex characters) and differs from the encryption key', async () => {
-    const server = await startTestServer();
-    try {
+    await withTestServer(async (server) => {
       const secret = jwtSecret(server.home);
       assert.match(secret, /^[0-9a-f]{64,}$/);
       assert.equal(new Set(secret).size > 8, true, 'the secret does not look random');
       assert.notEqual(secret, encryptionKey(server.home));
       assert.match(encryptionKey(server.home), /^[0-9a-f]{64,}$/);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('R20: start-up stops when the JWT secret equals the encryption key, or is too short', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'svc-r20-'));
-    try {
+    await withTempHome('svc-r20-', async (home) => {
       const same = randomBytes(32).toString('hex');
       await assert.rejects(
         startServerProcess({ SVC_HOME: home, SVC_AUTH_JWT_SECRET_KEY: same, SVC_AUTH_ENCRYPTION_KEY: same }),
@@ -416,8 +390,6 @@ describe('security: the signing secret (R20)', () => {
       const first = await startTestServer({ home });
       await first.close();
       await assert.rejects(startTestServer({ home, env: { SVC_AUTH_JWT_SECRET_KEY: encryptionKey(home) } }), /must differ/);
-    } finally {
-      await rm(home, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -3,11 +3,8 @@
  * land on one process or on several processes sharing one SVC_HOME.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { contractClient, login, startServerProcess, startTestServer, type ContractClient, type ServerProcess } from '@svc/server/testing';
+import { contractClient, login, startServerProcess, withTempHome, withTestServer, type ContractClient, type ServerProcess } from '@svc/server/testing';
 
 const PASSWORD = 'a parallel setup passphrase';
 
@@ -48,28 +45,25 @@ const usernames = Array.from({ length: 100 }, (_, i) => `admin-${String(i).padSt
 
 describe('parallel first-run setup', () => {
   it('100 concurrent setups on one in-process server create exactly one admin', async () => {
-    const server = await startTestServer();
-    try {
+    await withTestServer(async (server) => {
       const results = await raceSetups([server], usernames);
       await assertExactlyOneAdmin(results, [server]);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('100 concurrent setups over two processes sharing one home create exactly one admin', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'svc-parallel-setup-'));
-    const processes: ServerProcess[] = [];
-    try {
-      const started = await Promise.allSettled([startServerProcess({ SVC_HOME: home }), startServerProcess({ SVC_HOME: home })]);
-      for (const outcome of started) if (outcome.status === 'fulfilled') processes.push(outcome.value);
-      for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
-      const clients = processes.map((p) => contractClient(p.baseUrl));
-      const results = await raceSetups(clients, usernames);
-      await assertExactlyOneAdmin(results, clients);
-    } finally {
-      await Promise.all(processes.map((p) => p.stop()));
-      await rm(home, { recursive: true, force: true });
-    }
+    await withTempHome('svc-parallel-setup-', async (home) => {
+      const processes: ServerProcess[] = [];
+      try {
+        const started = await Promise.allSettled([startServerProcess({ SVC_HOME: home }), startServerProcess({ SVC_HOME: home })]);
+        for (const outcome of started) if (outcome.status === 'fulfilled') processes.push(outcome.value);
+        for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
+        const clients = processes.map((p) => contractClient(p.baseUrl));
+        const results = await raceSetups(clients, usernames);
+        await assertExactlyOneAdmin(results, clients);
+      } finally {
+        await Promise.all(processes.map((p) => p.stop()));
+      }
+    });
   });
 });
