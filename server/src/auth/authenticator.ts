@@ -85,10 +85,11 @@ export class Authenticator {
   }
 
   #authenticateKey(presented: string): Principal {
-    // A mistyped or made-up key is refused by its checksum before anything touches the database.
-    if (apiKeyShape(presented) === 'malformed') throw new ApiError('invalid_api_key', 'Invalid API key');
-    this.#refreshCaches();
     const digest = apiKeyDigestBase64(presented);
+    // A mistyped or made-up key is refused by its checksum before anything touches the database. A
+    // cached digest belongs to a key that passed that check already (same digest, same key).
+    if (!this.#keys.has(digest) && apiKeyShape(presented) === 'malformed') throw new ApiError('invalid_api_key', 'Invalid API key');
+    this.#refreshCaches();
     let cached = this.#keys.get(digest);
     if (cached === undefined) {
       const key = this.#storage.apiKeys.findByDigest(Buffer.from(digest, 'base64'));
