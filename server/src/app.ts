@@ -118,12 +118,13 @@ function registerErrorHandling(app: FastifyInstance): void {
     const response = respond('not_found', 'No route matches this method and path');
     return reply.code(response.status).send(response.body);
   });
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     void reply.headers({ 'x-request-id': request.id, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
     const query = request.query as Record<string, unknown> | undefined;
     if (query !== undefined && credentialQueryParameters.some((name) => name in query)) {
-      throw new ApiError('credentials_in_query', 'Credentials are never accepted in the URL; send Authorization: Bearer <token> instead');
+      return done(new ApiError('credentials_in_query', 'Credentials are never accepted in the URL; send Authorization: Bearer <token> instead'));
     }
+    done();
   });
 }
 
