@@ -18,6 +18,7 @@ const banner =
 /** Where each derived file goes; later packages add themselves here. */
 const targets = [
   { dir: 'server/src/generated', types: true, contract: true },
+  { dir: 'sdk/src/generated', types: true, sdkTables: true },
 ];
 
 async function render() {
@@ -29,17 +30,64 @@ async function render() {
   const contractJson = JSON.stringify(bundledContract, null, 2) + '\n';
   const ast = await openapiTS(new URL(`file://${contractPath}`), { alphabetize: false, exportType: true });
   const typesTs = banner + '\n' + astToString(ast);
-  return { contractJson, typesTs };
+  const operations = readOperations(bundled.parsed);
+  const publicPathsTs = banner + '\n' + renderPublicPaths(operations);
+  const examplesTs = banner + '\n' + renderExamples(operations);
+  return { contractJson, typesTs, publicPathsTs, examplesTs };
+}
+
+/** Every operation's method, path, whether it is public, and its success status and example. */
+function readOperations(document) {
+  const resolve = (node) => {
+    let current = node;
+    while (current && typeof current.$ref === 'string') {
+      current = current.$ref.replace(/^#\//, '').split('/').reduce((at, key) => at[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+    }
+    return current;
+  };
+  const operations = [];
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of ['get', 'post', 'put', 'delete', 'patch']) {
+      const operation = item[method];
+      if (!operation) continue;
+      const security = operation.security ?? document.security ?? [];
+      const [status, response] = Object.entries(operation.responses).find(([code]) => code.startsWith('2'));
+      const example = resolve(response).content?.['application/json']?.example;
+      operations.push({ operationId: operation.operationId, method: method.toUpperCase(), path, public: security.length === 0, status: Number(status), example });
+    }
+  }
+  return operations;
+}
+
+/** The SDK's table of operations that take no credentials (its auth middleware skips them). */
+function renderPublicPaths(operations) {
+  const entries = operations.filter((o) => o.public).map((o) => `  '${o.method} ${o.path}',`);
+  return (
+    '/** `METHOD path` (as written in the contract) of every operation that needs no credentials. */\n' +
+    `export const publicOperations: ReadonlySet<string> = new Set([\n${entries.join('\n')}\n]);\n`
+  );
+}
+
+/** Each operation's documented success answer, for the SDK's mock handlers. */
+function renderExamples(operations) {
+  const table = operations.map(({ operationId, method, path, public: isPublic, status, example }) => ({ operationId, method, path, public: isPublic, status, example: example ?? null }));
+  return (
+    '/** One operation of the contract with its documented success answer. */\n' +
+    'export interface OperationExample {\n  operationId: string;\n  method: string;\n  path: string;\n  public: boolean;\n  status: number;\n  example: unknown;\n}\n\n' +
+    '/** Every operation of the contract, with the example of its success answer (null when it has no body). */\n' +
+    `export const operationExamples: readonly OperationExample[] = ${JSON.stringify(table, null, 2)};\n`
+  );
 }
 
 async function main() {
   const check = process.argv.includes('--check');
-  const { contractJson, typesTs } = await render();
+  const { contractJson, typesTs, publicPathsTs, examplesTs } = await render();
   const drift = [];
   for (const target of targets) {
     const files = [];
     if (target.types) files.push(['openapi.ts', typesTs]);
     if (target.contract) files.push(['contract.json', contractJson]);
+    if (target.sdkTables) files.push(['public-paths.ts', publicPathsTs], ['examples.ts', examplesTs]);
     for (const [name, content] of files) {
       const path = join(root, target.dir, name);
       if (check) {

@@ -1,0 +1,125 @@
+/**
+ * The svc client: one object with a resource per part of the API, authenticated by an API key or by
+ * `login()` (with automatic refresh), with timeouts, safe retries and typed errors.
+ */
+import createFetchClient from 'openapi-fetch';
+import { authMiddleware, type ApiKeySource } from './auth-middleware.js';
+import { readEnvironment } from './environment.js';
+import { SvcError } from './errors.js';
+import type { paths } from './generated/openapi.js';
+import type { Api } from './resources/api.js';
+import { AuthResource } from './resources/auth.js';
+import { HealthResource } from './resources/health.js';
+import { KeysResource } from './resources/keys.js';
+import { SetupResource } from './resources/setup.js';
+import { UsersResource } from './resources/users.js';
+import { Session } from './session.js';
+import { MemoryTokenStore, type TokenStore } from './token-store.js';
+import { createTransport } from './transport.js';
+import type { TokenPair } from './types.js';
+
+/** Everything a {@link Client} can be told. */
+export interface ClientOptions {
+  /**
+   * The server, e.g. `http://127.0.0.1:9997`.
+   * @default process.env.SVC_ENDPOINT (in Node, Deno and Bun)
+   */
+  baseUrl?: string;
+  /**
+   * An API key (`sk-svc-…`), or a function returning one. When set, every call sends it and
+   * `login()` is not needed.
+   * @default process.env.SVC_API_KEY (in Node, Deno and Bun)
+   */
+  apiKey?: ApiKeySource;
+  /**
+   * The `fetch` to call (for tests, proxies or instrumentation).
+   * @default globalThis.fetch
+   */
+  fetch?: typeof fetch;
+  /**
+   * Milliseconds one attempt may take before it fails with `APIConnectionTimeoutError`.
+   * @default 60000
+   */
+  timeout?: number;
+  /**
+   * Retries of idempotent calls (GET, PUT, DELETE) after 408, 429, 5xx or a connection failure.
+   * @default 2
+   */
+  maxRetries?: number;
+  /**
+   * Where the session of `login()` is kept.
+   * @default a new MemoryTokenStore
+   */
+  tokenStore?: TokenStore;
+  /** Headers sent with every call. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * A client of one svc server.
+ *
+ * @example
+ * const client = new Client({ baseUrl: 'http://127.0.0.1:9997', apiKey: process.env.SVC_API_KEY });
+ * const me = await client.auth.me();
+ */
+export class Client {
+  /** The server's base URL, without a trailing slash. */
+  readonly baseUrl: string;
+  readonly health: HealthResource;
+  readonly setup: SetupResource;
+  readonly auth: AuthResource;
+  readonly users: UsersResource;
+  readonly keys: KeysResource;
+  readonly #session: Session;
+  readonly #store: TokenStore;
+
+  constructor(options: ClientOptions = {}) {
+    const environment = readEnvironment();
+    const baseUrl = options.baseUrl ?? environment.baseUrl;
+    if (baseUrl === undefined) throw new SvcError('svc Client needs a baseUrl (or SVC_ENDPOINT in the environment)');
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    const send = createTransport({
+      fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+      timeoutMs: options.timeout ?? 60_000,
+      maxRetries: options.maxRetries ?? 2,
+    });
+    const api: Api = createFetchClient<paths>({ baseUrl: this.baseUrl, fetch: send, ...(options.headers === undefined ? {} : { headers: options.headers }) });
+    this.#store = options.tokenStore ?? new MemoryTokenStore();
+    this.#session = new Session(this.#store, api);
+    api.use(authMiddleware(options.apiKey ?? environment.apiKey, this.#session, send));
+    this.health = new HealthResource(api);
+    this.setup = new SetupResource(api);
+    this.auth = new AuthResource(api, (pair) => this.#keep(pair));
+    this.users = new UsersResource(api);
+    this.keys = new KeysResource(api);
+  }
+
+  /** Logs in; every later call carries the access token, refreshed automatically. */
+  login(username: string, password: string): Promise<TokenPair> {
+    return this.#session.login(username, password);
+  }
+
+  /** Revokes the session's refresh token on the server and forgets the session. */
+  logout(): Promise<void> {
+    return this.#session.logout();
+  }
+
+  /** The base URL for OpenAI-compatible SDKs (`{baseUrl}/v1`); pass an svc API key as their key. */
+  get openaiBaseUrl(): string {
+    return openaiBaseUrl(this.baseUrl);
+  }
+
+  async #keep(pair: TokenPair): Promise<void> {
+    await this.#store.set({ accessToken: pair.access_token, refreshToken: pair.refresh_token, accessTokenExpiresAt: Date.now() + pair.expires_in * 1000 });
+  }
+}
+
+/**
+ * The base URL an OpenAI-compatible SDK needs for an svc server.
+ *
+ * @example
+ * new OpenAI({ baseURL: openaiBaseUrl('http://127.0.0.1:9997'), apiKey: 'sk-svc-…' });
+ */
+export function openaiBaseUrl(baseUrl: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/v1`;
+}

@@ -1,0 +1,28 @@
+/**
+ * The svc SDK: `new Client({ baseUrl, apiKey })`, or `client.login(username, password)`.
+ */
+export { Client, openaiBaseUrl, type ClientOptions } from './client.js';
+export type { ApiKeySource } from './auth-middleware.js';
+export { MemoryTokenStore, type TokenStore, type StoredSession } from './token-store.js';
+export {
+  SvcError,
+  APIError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  UnprocessableEntityError,
+  RateLimitError,
+  InternalServerError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  type ErrorCode,
+  type ErrorBody,
+} from './errors.js';
+export type * from './types.js';
+export type { HealthResource } from './resources/health.js';
+export type { SetupResource } from './resources/setup.js';
+export type { AuthResource } from './resources/auth.js';
+export type { UsersResource } from './resources/users.js';
+export type { KeysResource } from './resources/keys.js';

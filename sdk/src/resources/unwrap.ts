@@ -1,0 +1,24 @@
+/**
+ * Turns an openapi-fetch result into the data or a typed error.
+ */
+import { APIConnectionError, APIError, SvcError } from '../errors.js';
+
+/** What openapi-fetch resolves to. */
+interface FetchResult<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** Resolves to the data of a success, or throws the {@link APIError} subclass for the status. */
+export async function unwrap<T>(call: Promise<FetchResult<T>>): Promise<T> {
+  let result: FetchResult<T>;
+  try {
+    result = await call;
+  } catch (error) {
+    if (error instanceof SvcError || (error instanceof Error && error.name === 'AbortError')) throw error;
+    throw new APIConnectionError(`Could not reach the svc server: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  if (!result.response.ok) throw APIError.from(result.response.status, result.error, result.response.headers);
+  return result.data as T;
+}

@@ -1,0 +1,58 @@
+/**
+ * User administration (`users:manage`).
+ */
+import type { PermissionInput, User, UserCreate, UserPasswordSet, UserUpdate, Permission } from '../types.js';
+import type { Api } from './api.js';
+import { unwrap } from './unwrap.js';
+
+/** `client.users`. */
+export class UsersResource {
+  readonly #api: Api;
+  constructor(api: Api) {
+    this.#api = api;
+  }
+
+  /** `GET /v1/admin/users`. */
+  list(): Promise<User[]> {
+    return unwrap(this.#api.GET('/v1/admin/users'));
+  }
+
+  /** `POST /v1/admin/users`: the caller may grant only permissions the caller holds. */
+  create(body: UserCreate): Promise<User> {
+    return unwrap(this.#api.POST('/v1/admin/users', { body }));
+  }
+
+  /** `GET /v1/admin/users/{user_id}`. */
+  get(userId: string): Promise<User> {
+    return unwrap(this.#api.GET('/v1/admin/users/{user_id}', { params: { path: { user_id: userId } } }));
+  }
+
+  /** `PUT /v1/admin/users/{user_id}`: enable, disable or re-permission another user. */
+  update(userId: string, body: UserUpdate): Promise<User> {
+    return unwrap(this.#api.PUT('/v1/admin/users/{user_id}', { params: { path: { user_id: userId } }, body }));
+  }
+
+  /** `DELETE /v1/admin/users/{user_id}`: their keys and sessions go with them. */
+  async delete(userId: string): Promise<void> {
+    await unwrap(this.#api.DELETE('/v1/admin/users/{user_id}', { params: { path: { user_id: userId } } }));
+  }
+
+  /** `PUT /v1/admin/users/{user_id}/password`: ends the user's sessions. */
+  async setPassword(userId: string, body: UserPasswordSet): Promise<void> {
+    await unwrap(this.#api.PUT('/v1/admin/users/{user_id}/password', { params: { path: { user_id: userId } }, body }));
+  }
+
+  /** `GET /v1/admin/users/{user_id}/permissions`. */
+  async getPermissions(userId: string): Promise<Permission[]> {
+    const body = await unwrap(this.#api.GET('/v1/admin/users/{user_id}/permissions', { params: { path: { user_id: userId } } }));
+    return body.permissions as Permission[];
+  }
+
+  /** `PUT /v1/admin/users/{user_id}/permissions`: replaces them; returns what is stored. */
+  async setPermissions(userId: string, permissions: PermissionInput[]): Promise<Permission[]> {
+    const body = await unwrap(
+      this.#api.PUT('/v1/admin/users/{user_id}/permissions', { params: { path: { user_id: userId } }, body: { permissions } }),
+    );
+    return body.permissions as Permission[];
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * A logged-in session: login, the access token for the next call (refreshed first when it has
+ * expired), one shared refresh for any number of concurrent callers, and logout. A refresh that
+ * fails clears the session and surfaces as an {@link AuthenticationError}.
+ */
+import type { Client as FetchClient } from 'openapi-fetch';
+import { AuthenticationError } from './errors.js';
+import type { paths } from './generated/openapi.js';
+import { unwrap } from './resources/unwrap.js';
+import type { StoredSession, TokenStore } from './token-store.js';
+import type { TokenPair } from './types.js';
+
+/** An access token this close to its expiry is refreshed before use (clock skew, time in flight). */
+const EXPIRY_MARGIN_MS = 10_000;
+
+/** Keeps the token pair of a login and refreshes it. */
+export class Session {
+  readonly #store: TokenStore;
+  readonly #api: FetchClient<paths>;
+  #refreshing: Promise<void> | null = null;
+
+  constructor(store: TokenStore, api: FetchClient<paths>) {
+    this.#store = store;
+    this.#api = api;
+  }
+
+  /** Logs in and keeps the pair. */
+  async login(username: string, password: string): Promise<TokenPair> {
+    const pair = await unwrap(this.#api.POST('/v1/auth/login', { body: { username, password } }));
+    await this.#store.set(toStored(pair));
+    return pair;
+  }
+
+  /** Revokes the refresh token on the server and forgets the session. */
+  async logout(): Promise<void> {
+    const session = await this.#store.get();
+    await this.#store.clear();
+    if (session !== null) await unwrap(this.#api.POST('/v1/auth/logout', { body: { refresh_token: session.refreshToken } }));
+  }
+
+  /** The access token to send now (refreshed first if it has expired), or null when not logged in. */
+  async accessToken(): Promise<string | null> {
+    const session = await this.#store.get();
+    if (session === null) return null;
+    if (Date.now() < session.accessTokenExpiresAt - EXPIRY_MARGIN_MS) return session.accessToken;
+    await this.refresh(session.accessToken);
+    return (await this.#store.get())?.accessToken ?? null;
+  }
+
+  /**
+   * Replaces `staleAccessToken` with a fresh pair. Concurrent callers share one request; a caller
+   * whose stale token was already replaced gets the new one without another request.
+   */
+  refresh(staleAccessToken: string): Promise<void> {
+    this.#refreshing ??= this.#refreshOnce(staleAccessToken).finally(() => {
+      this.#refreshing = null;
+    });
+    return this.#refreshing;
+  }
+
+  async #refreshOnce(staleAccessToken: string): Promise<void> {
+    const session = await this.#store.get();
+    if (session === null) {
+      throw new AuthenticationError(401, undefined, new Headers(), 'Not logged in: call login() first');
+    }
+    if (session.accessToken !== staleAccessToken && Date.now() < session.accessTokenExpiresAt - EXPIRY_MARGIN_MS) return;
+    try {
+      const pair = await unwrap(this.#api.POST('/v1/auth/refresh', { body: { refresh_token: session.refreshToken } }));
+      await this.#store.set(toStored(pair));
+    } catch (error) {
+      await this.#store.clear();
+      if (error instanceof AuthenticationError) throw error;
+      throw error;
+    }
+  }
+}
+
+function toStored(pair: TokenPair): StoredSession {
+  return { accessToken: pair.access_token, refreshToken: pair.refresh_token, accessTokenExpiresAt: Date.now() + pair.expires_in * 1000 };
+}

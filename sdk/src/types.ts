@@ -1,0 +1,27 @@
+/**
+ * The contract's shapes under the names an app uses. All generated from `openapi/openapi.yaml`.
+ */
+import type { components, paths } from './generated/openapi.js';
+
+type Schemas = components['schemas'];
+
+export type { paths, components };
+export type User = Schemas['User'];
+export type UserCreate = Schemas['UserCreate'];
+export type UserUpdate = Schemas['UserUpdate'];
+export type UserPasswordSet = Schemas['UserPasswordSet'];
+export type Me = Schemas['Me'];
+export type TokenPair = Schemas['TokenPair'];
+export type SetupStatus = Schemas['SetupStatus'];
+export type SetupRequest = Schemas['SetupRequest'];
+export type OwnPasswordChange = Schemas['OwnPasswordChange'];
+export type Permission = Schemas['Permission'];
+export type PermissionInput = Schemas['PermissionInput'];
+export type ApiKey = Schemas['ApiKey'];
+export type ApiKeyCreate = Schemas['ApiKeyCreate'];
+export type ApiKeyCreated = Schemas['ApiKeyCreated'];
+export type ApiKeyUpdate = Schemas['ApiKeyUpdate'];
+export type ModelPermission = Schemas['ModelPermission'];
+export type RevealedKey = Schemas['RevealedKey'];
+export type ServiceStatus = Schemas['ServiceStatus'];
+export type ClusterAuth = Schemas['ClusterAuth'];
