@@ -3,7 +3,9 @@
  * run on one machine; absolute numbers depend on the machine, the ratios are the goals.
  */
 import { benchmarkAuthOverhead } from './auth-overhead.js';
+import { measureBundleSize } from './bundle-size.js';
 import { benchmarkKeyLookup } from './key-lookup-scaling.js';
+import { benchmarkSdkOverhead } from './sdk-overhead.js';
 
 const seconds = Number(process.env['SVC_BENCH_SECONDS'] ?? 8);
 const rounds = Number(process.env['SVC_BENCH_ROUNDS'] ?? 2);
@@ -33,3 +35,19 @@ const keys = await benchmarkKeyLookup(largeKeyCount);
 console.log(`${format(keys.small.keys).padStart(9)} keys: ${format(keys.small.nanosPerVerification / 1000, 2)} µs per verification`);
 console.log(`${format(keys.large.keys).padStart(9)} keys: ${format(keys.large.nanosPerVerification / 1000, 2)} µs per verification`);
 console.log(`cost ratio large/small = ${ratio(keys.large.nanosPerVerification, keys.small.nanosPerVerification)}   (goal <= 1.2)`);
+
+const sdkCalls = Number(process.env['SVC_BENCH_SDK_CALLS'] ?? 3000);
+const sdkRounds = Number(process.env['SVC_BENCH_SDK_ROUNDS'] ?? 3);
+console.log(`\nSDK vs raw fetch: sequential GET /v1/auth/me with an API key, ${sdkRounds} alternating rounds of ${format(sdkCalls)} calls each (best round kept)`);
+const sdk = await benchmarkSdkOverhead({ calls: sdkCalls, rounds: sdkRounds });
+console.log(`(a) fetch + response.json()   ${format(sdk.rawFetchMicrosPerCall, 1).padStart(7)} µs per call`);
+console.log(`(b) client.auth.me()          ${format(sdk.sdkMicrosPerCall, 1).padStart(7)} µs per call`);
+console.log(`time ratio b/a = ${ratio(sdk.sdkMicrosPerCall, sdk.rawFetchMicrosPerCall)}   (goal <= 1.1)`);
+
+const kB = (bytes: number) => `${format(bytes / 1000, 2)} kB`;
+const percent = (part: number, whole: number) => `${format((100 * part) / whole, 0)}%`;
+const size = await measureBundleSize();
+console.log(`\nBrowser bundle of @svc/sdk (esbuild: bundle, minify, ESM, platform browser; every export kept)`);
+console.log(`minified ${kB(size.minified)}, min+gzip ${kB(size.minifiedGzip)}   (goal <= 12 kB min+gzip, excluding generated types)`);
+console.log(`generated types (generated/openapi.ts): ${format(size.generatedTypesMinified)} B in the bundle (type-only, erased); generated runtime data: ${format(size.generatedRuntimeMinified)} B min`);
+console.log(`openapi-fetch: ${kB(size.openapiFetchMinified)} min (${percent(size.openapiFetchMinified, size.minified)} of the minified bundle); without it the bundle is ${kB(size.withoutOpenapiFetchGzip)} min+gzip, so it accounts for ${kB(size.minifiedGzip - size.withoutOpenapiFetchGzip)} of the min+gzip size`);

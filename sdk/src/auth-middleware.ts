@@ -1,8 +1,8 @@
 /**
  * The openapi-fetch middleware that authenticates calls: it skips the contract's public operations
- * (by schema path), sends the API key when one is configured, and otherwise the session's access
- * token. When the server answers 401 `token_expired`, it refreshes once (shared with every other call)
- * and replays the request.
+ * (by schema path), sends the session's access token after `login()`, and otherwise the API key when
+ * one is configured. When the server answers 401 `token_expired` to a session token, it refreshes once
+ * (shared with every other call) and replays the request.
  */
 import type { Middleware } from 'openapi-fetch';
 import { publicOperations } from './generated/public-paths.js';
@@ -17,14 +17,14 @@ export function authMiddleware(apiKey: ApiKeySource | undefined, session: Sessio
   return {
     async onRequest({ request, schemaPath, id }) {
       if (publicOperations.has(`${request.method} ${schemaPath}`) || request.headers.has('authorization')) return undefined;
-      if (apiKey !== undefined) {
-        request.headers.set('authorization', `Bearer ${typeof apiKey === 'string' ? apiKey : await apiKey()}`);
+      const token = await session.accessToken();
+      if (token !== null) {
+        request.headers.set('authorization', `Bearer ${token}`);
+        replayable.set(id, { request: request.clone(), token });
         return request;
       }
-      const token = await session.accessToken();
-      if (token === null) return undefined;
-      request.headers.set('authorization', `Bearer ${token}`);
-      replayable.set(id, { request: request.clone(), token });
+      if (apiKey === undefined) return undefined;
+      request.headers.set('authorization', `Bearer ${typeof apiKey === 'string' ? apiKey : await apiKey()}`);
       return request;
     },
     async onResponse({ response, id }) {

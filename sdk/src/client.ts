@@ -26,8 +26,8 @@ export interface ClientOptions {
    */
   baseUrl?: string;
   /**
-   * An API key (`sk-svc-…`), or a function returning one. When set, every call sends it and
-   * `login()` is not needed.
+   * An API key (`sk-svc-…`), or a function returning one. Sent with every call while no `login()`
+   * session exists (after `login()`, the session's token is sent instead).
    * @default process.env.SVC_API_KEY (in Node, Deno and Bun)
    */
   apiKey?: ApiKeySource;
@@ -79,7 +79,8 @@ export class Client {
     if (baseUrl === undefined) throw new SvcError('svc Client needs a baseUrl (or SVC_ENDPOINT in the environment)');
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     const send = createTransport({
-      fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+      // Looked up per call, so a fetch patched after construction (msw's `server.listen()`) is used.
+      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
       timeoutMs: options.timeout ?? 60_000,
       maxRetries: options.maxRetries ?? 2,
     });

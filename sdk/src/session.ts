@@ -1,10 +1,11 @@
 /**
  * A logged-in session: login, the access token for the next call (refreshed first when it has
- * expired), one shared refresh for any number of concurrent callers, and logout. A refresh that
- * fails clears the session and surfaces as an {@link AuthenticationError}.
+ * expired), one shared refresh for any number of concurrent callers, and logout. A refresh the server
+ * refuses clears the session and surfaces as an {@link AuthenticationError}; one that fails on the way
+ * (connection, 5xx) keeps the session, so a later call can try again.
  */
 import type { Client as FetchClient } from 'openapi-fetch';
-import { AuthenticationError } from './errors.js';
+import { AuthenticationError, BadRequestError } from './errors.js';
 import type { paths } from './generated/openapi.js';
 import { unwrap } from './resources/unwrap.js';
 import type { StoredSession, TokenStore } from './token-store.js';
@@ -68,8 +69,8 @@ export class Session {
       const pair = await unwrap(this.#api.POST('/v1/auth/refresh', { body: { refresh_token: session.refreshToken } }));
       await this.#store.set(toStored(pair));
     } catch (error) {
-      await this.#store.clear();
-      if (error instanceof AuthenticationError) throw error;
+      // A refused refresh ends the session; a network failure or a 5xx leaves it for the next try.
+      if (error instanceof AuthenticationError || error instanceof BadRequestError) await this.#store.clear();
       throw error;
     }
   }

@@ -27,12 +27,13 @@ export function createTransport(options: TransportOptions): (request: Request) =
     const retryable = IDEMPOTENT_METHODS.has(request.method.toUpperCase());
     for (let attempt = 0; ; attempt += 1) {
       const mayRetry = retryable && attempt < options.maxRetries;
-      const attemptRequest = mayRetry ? request.clone() : request;
+      // A request without a body can be sent again as it is; one with a body is cloned for the retry.
+      const attemptRequest = mayRetry && request.body !== null ? request.clone() : request;
       let response: Response;
       try {
         response = await fetchWithTimeout(options, attemptRequest);
       } catch (error) {
-        if (mayRetry && !(error instanceof APIConnectionTimeoutError && request.signal.aborted)) {
+        if (mayRetry && !request.signal.aborted) {
           await sleep(backoffMs(attempt));
           continue;
         }
@@ -41,7 +42,9 @@ export function createTransport(options: TransportOptions): (request: Request) =
       if (!mayRetry || !isRetryableStatus(response.status)) return response;
       const wait = retryAfterMs(response.headers) ?? backoffMs(attempt);
       if (wait > MAX_RETRY_WAIT_MS) return response;
-      await response.body?.cancel();
+      // Not awaited: the retry does not depend on it, and under msw's fetch interceptor (@mswjs/interceptors
+      // 0.41, mswjs/interceptors#799) cancelling a mocked body never settles, which would hang the call.
+      void response.body?.cancel().catch(() => undefined);
       await sleep(wait);
     }
   };

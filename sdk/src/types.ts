@@ -1,11 +1,12 @@
 /**
  * The contract's shapes under the names an app uses. All generated from `openapi/openapi.yaml`.
  */
-import type { components, paths } from './generated/openapi.js';
+import type { components, operations, paths } from './generated/openapi.js';
 
-type Schemas = components['schemas'];
+/** Every schema of the contract, by name (`Schemas['User']`, …). */
+export type Schemas = components['schemas'];
 
-export type { paths, components };
+export type { paths, components, operations };
 export type User = Schemas['User'];
 export type UserCreate = Schemas['UserCreate'];
 export type UserUpdate = Schemas['UserUpdate'];

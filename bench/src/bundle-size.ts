@@ -1,0 +1,65 @@
+/**
+ * The size a browser application pays for the SDK: `@svc/sdk` (its compiled `dist/index.js`, every
+ * export kept) bundled by esbuild for the browser, minified, then gzipped. The contract's generated
+ * types (`generated/openapi.ts`) are type-only and vanish from the bundle; the figures say how much
+ * of what is left is openapi-fetch.
+ */
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+
+/** What the benchmark returns. Sizes in bytes. */
+export interface BundleSizeReport {
+  /** The entry point that was bundled. */
+  entry: string;
+  minified: number;
+  minifiedGzip: number;
+  /** Minified bytes that come from openapi-fetch (and its helpers package). */
+  openapiFetchMinified: number;
+  /** min+gzip of the same bundle with openapi-fetch left out (marked external). */
+  withoutOpenapiFetchGzip: number;
+  /** Minified bytes contributed by the generated type module (`generated/openapi.js`): 0 when it is type-only. */
+  generatedTypesMinified: number;
+  /** Minified bytes of generated runtime data (e.g. the set of public operations). */
+  generatedRuntimeMinified: number;
+}
+
+const OPENAPI_FETCH = /node_modules\/(openapi-fetch|openapi-typescript-helpers)\//;
+
+/** Bundles `@svc/sdk` for the browser and measures it. */
+export async function measureBundleSize(): Promise<BundleSizeReport> {
+  const entry = fileURLToPath(import.meta.resolve('@svc/sdk'));
+  const full = await bundle(entry, []);
+  const withoutOpenapiFetch = await bundle(entry, ['openapi-fetch']);
+  const inputs = Object.entries(full.inputs);
+  const sum = (test: (path: string) => boolean) => inputs.filter(([path]) => test(path)).reduce((total, [, input]) => total + input.bytesInOutput, 0);
+  return {
+    entry,
+    minified: full.code.byteLength,
+    minifiedGzip: gzipSync(full.code, { level: 9 }).byteLength,
+    openapiFetchMinified: sum((path) => OPENAPI_FETCH.test(path)),
+    withoutOpenapiFetchGzip: gzipSync(withoutOpenapiFetch.code, { level: 9 }).byteLength,
+    generatedTypesMinified: sum((path) => path.endsWith('/generated/openapi.js')),
+    generatedRuntimeMinified: sum((path) => path.includes('/generated/') && !path.endsWith('/generated/openapi.js')),
+  };
+}
+
+async function bundle(entry: string, external: string[]): Promise<{ code: Uint8Array; inputs: Metafile['outputs'][string]['inputs'] }> {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    outfile: 'sdk.min.js',
+    external,
+  });
+  const output = result.outputFiles.find((file) => file.path.endsWith('.js'));
+  const meta = Object.entries(result.metafile.outputs).find(([path]) => path.endsWith('.js'))?.[1];
+  if (output === undefined || meta === undefined) throw new Error('esbuild produced no JavaScript output');
+  return { code: output.contents, inputs: meta.inputs };
+}

@@ -1,0 +1,129 @@
+/**
+ * Type tests: proof that the SDK's types come from the contract. Nothing here runs: the functions are
+ * never called and every import is type-only, so importing the compiled file does nothing.
+ *
+ * `tsc -b sdk` is the test. Each `// @ts-expect-error` line must fail to compile; if one of them ever
+ * compiled cleanly (a body field loosened to `any`, a path no longer checked), TypeScript would report
+ * "Unused '@ts-expect-error' directive" and the build would fail. The lines without the directive
+ * must compile as they are.
+ */
+import type { Client as FetchClient } from 'openapi-fetch';
+import type { APIError, Client, ErrorCode, Me, PermissionInput, TokenPair, User, paths } from './index.js';
+
+/** The public Client: bodies, required fields and permission names are checked against the contract. */
+export async function clientCallsAreTyped(client: Client): Promise<void> {
+  // Positive: what the contract allows compiles.
+  const created: User = await client.users.create({ username: 'alice', password: 'correct horse battery staple', permissions: ['models:list', 'keys:create'] });
+  await client.users.create({ username: 'bob', password: 'correct horse battery staple', permissions: ['models:start'], must_change_password: true });
+  await client.users.update(created.id, { enabled: false });
+  await client.users.setPermissions(created.id, ['admin']);
+  await client.keys.create({ name: 'ci', model_permissions: [{ permission_type: 'model_type', permission_value: 'LLM' }] });
+  const pair: TokenPair = await client.login('admin', 'correct horse battery staple');
+  const seconds: number = pair.expires_in;
+  const me: Me = await client.auth.me();
+  const authType: 'jwt' | 'api_key' | 'none' = me.auth_type;
+  void seconds;
+  void authType;
+
+  // A wrong body field type.
+  // @ts-expect-error username must be a string
+  await client.users.create({ username: 1, password: 'x' });
+  // @ts-expect-error enabled must be a boolean
+  await client.users.update(created.id, { enabled: 'yes' });
+
+  // A missing required field.
+  // @ts-expect-error password is required
+  await client.users.create({ username: 'alice' });
+  // @ts-expect-error name is required for a key
+  await client.keys.create({ description: 'no name' });
+
+  // An unknown permission name.
+  // @ts-expect-error 'models:fly' is not a permission of the contract
+  await client.users.create({ username: 'alice', password: 'correct horse battery staple', permissions: ['models:fly'] });
+  // @ts-expect-error 'root' is not a permission of the contract
+  await client.users.setPermissions(created.id, ['root']);
+  // @ts-expect-error a legacy input name is not a stored permission
+  const stored: User['permissions'][number] = 'models:start' satisfies PermissionInput;
+  void stored;
+
+  // An unknown model restriction.
+  // @ts-expect-error 'chat' is not a model type of the contract
+  await client.keys.create({ name: 'ci', model_permissions: [{ permission_type: 'model_type', permission_value: 'chat' }] });
+
+  // A wrong use of a return type.
+  // @ts-expect-error list() answers an array of users, not one user
+  const notOneUser: User = await client.users.list();
+  // @ts-expect-error username is a string, not a number
+  const notANumber: number = (await client.auth.me()).username;
+  // @ts-expect-error delete() answers nothing to read
+  (await client.users.delete(created.id)).id;
+  // @ts-expect-error the session's tokens are not a User
+  const notAUser: User = await client.login('admin', 'correct horse battery staple');
+  void notOneUser;
+  void notANumber;
+  void notAUser;
+}
+
+/** The openapi-fetch client underneath: paths, methods, path parameters and bodies come from the contract. */
+export async function fetchClientIsTyped(api: FetchClient<paths>): Promise<void> {
+  // Positive.
+  const { data: status } = await api.GET('/status');
+  const version: string | undefined = status?.version;
+  void version;
+  await api.GET('/v1/admin/users/{user_id}', { params: { path: { user_id: 'user-1' } } });
+  await api.POST('/v1/auth/login', { body: { username: 'admin', password: 'correct horse battery staple' } });
+  const { data: users } = await api.GET('/v1/admin/users');
+  const firstName: string | undefined = users?.[0]?.username;
+  void firstName;
+
+  // A wrong path.
+  // @ts-expect-error no such path in the contract
+  await api.GET('/v1/admin/usres', {});
+  // @ts-expect-error the contract has no /v1/users (it is /v1/admin/users)
+  await api.POST('/v1/users', { body: { username: 'alice', password: 'correct horse battery staple' } });
+
+  // A path that exists, with a method it does not have.
+  // @ts-expect-error login is POST only
+  await api.GET('/v1/auth/login', {});
+  // @ts-expect-error users are not deleted as a collection
+  await api.DELETE('/v1/admin/users', {});
+
+  // A missing or misnamed path parameter.
+  // @ts-expect-error user_id is required
+  await api.GET('/v1/admin/users/{user_id}');
+  // @ts-expect-error the parameter is user_id, not id
+  await api.GET('/v1/admin/users/{user_id}', { params: { path: { id: 'user-1' } } });
+
+  // A wrong or missing body.
+  // @ts-expect-error refresh_token must be a string
+  await api.POST('/v1/auth/refresh', { body: { refresh_token: 42 } });
+  // @ts-expect-error login needs a body
+  await api.POST('/v1/auth/login');
+
+  // A wrong use of the answer.
+  const { data: me } = await api.GET('/v1/auth/me');
+  // @ts-expect-error permissions is an array of permission names
+  const permissions: string = me?.permissions ?? '';
+  void permissions;
+}
+
+/** Errors carry the contract's codes as a union, so a switch narrows and a typo does not compile. */
+export function errorCodesAreTyped(error: APIError): string {
+  // Positive: every contract code is accepted and a switch narrows.
+  const known: ErrorCode = 'token_expired';
+  void known;
+  // @ts-expect-error not a code of the contract
+  const unknown: ErrorCode = 'token_has_expired';
+  void unknown;
+  // @ts-expect-error comparing with a code the contract does not have can never be true
+  if (error.code === 'rate_limited') return 'never';
+  switch (error.code) {
+    case 'token_expired':
+    case 'invalid_refresh_token':
+      return 'log in again';
+    case undefined:
+      return `HTTP ${error.status}`;
+    default:
+      return error.code;
+  }
+}
