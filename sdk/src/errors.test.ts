@@ -19,12 +19,9 @@ import {
   type ErrorBody,
   type ErrorCode,
 } from './index.js';
+import { BASE_URL, errorBody } from './testing/fixtures.js';
 
-const BASE_URL = 'http://svc.test';
 
-function errorBody(code: ErrorCode, message: string, type: ErrorBody['error']['type'], param?: string): ErrorBody {
-  return { detail: message, error: { message, type, code, ...(param === undefined ? {} : { param }) } };
-}
 
 describe('APIError.from', () => {
   const cases: { status: number; Class: typeof APIError; body: ErrorBody }[] = [

@@ -15,13 +15,10 @@ import {
   type TokenStore,
   type User,
 } from './index.js';
+import { BASE_URL, errorBody, alice } from './testing/fixtures.js';
 
-const BASE_URL = 'http://svc.test';
 const ADMIN = { username: 'admin', password: 'correct horse battery staple' };
 
-function errorBody(code: ErrorCode, message: string, type: ErrorBody['error']['type']): ErrorBody {
-  return { detail: message, error: { message, type, code } };
-}
 
 function unauthorized(code: ErrorCode, message: string): Response {
   return HttpResponse.json(errorBody(code, message, 'authentication_error'), { status: 401, headers: { 'www-authenticate': 'Bearer' } });
@@ -38,16 +35,6 @@ const me: Me = {
   created_at: '2025-01-01T00:00:00.000Z',
 };
 
-const user: User = {
-  id: 'user-2',
-  username: 'alice',
-  source: 'local',
-  enabled: true,
-  must_change_password: false,
-  permissions: ['models:list'],
-  created_at: '2025-01-01T00:00:00.000Z',
-  updated_at: '2025-01-01T00:00:00.000Z',
-};
 
 interface SeenRequest {
   method: string;
@@ -164,11 +151,11 @@ class FakeSvc {
       }),
       http.post(`${BASE_URL}/v1/admin/users`, async ({ request }) => {
         const seen = await record(request);
-        return authenticate(seen) ?? HttpResponse.json({ ...user, username: (seen.body as { username: string }).username }, { status: 201 });
+        return authenticate(seen) ?? HttpResponse.json({ ...alice, username: (seen.body as { username: string }).username }, { status: 201 });
       }),
       http.put(`${BASE_URL}/v1/admin/users/:userId`, async ({ request }) => {
         const seen = await record(request);
-        return authenticate(seen) ?? HttpResponse.json({ ...user, ...(seen.body as object) });
+        return authenticate(seen) ?? HttpResponse.json({ ...alice, ...(seen.body as object) });
       }),
     ];
   }

@@ -18,12 +18,9 @@ import {
   type User,
 } from './index.js';
 import { createTransport } from './transport.js';
+import { BASE_URL, errorBody, alice } from './testing/fixtures.js';
 
-const BASE_URL = 'http://svc.test';
 
-function errorBody(code: ErrorCode, message: string, type: ErrorBody['error']['type']): ErrorBody {
-  return { detail: message, error: { message, type, code } };
-}
 
 /** Error answers the retry logic has to tell apart. The svc server never sends 429 itself (a gateway might). */
 const retryableAnswers: { status: number; body: ErrorBody; Class: typeof APIError }[] = [
@@ -44,16 +41,6 @@ const me: Me = {
   created_at: '2025-01-01T00:00:00.000Z',
 };
 
-const user: User = {
-  id: 'user-2',
-  username: 'alice',
-  source: 'local',
-  enabled: true,
-  must_change_password: false,
-  permissions: ['models:list'],
-  created_at: '2025-01-01T00:00:00.000Z',
-  updated_at: '2025-01-01T00:00:00.000Z',
-};
 
 /** An answer that asks for an immediate retry, so tests do not wait for the backoff. */
 function failing(status: number, body: ErrorBody, headers: Record<string, string> = { 'retry-after-ms': '1' }): Response {
@@ -167,7 +154,7 @@ describe('transport retries', () => {
       http.put(`${BASE_URL}/v1/admin/users/:userId`, async ({ request, params }) => {
         assert.equal(params['userId'], 'user-2');
         bodies.push(await request.json());
-        return bodies.length < 3 ? failing(500, errorBody('internal_error', 'Internal server error', 'server_error')) : HttpResponse.json({ ...user, enabled: false });
+        return bodies.length < 3 ? failing(500, errorBody('internal_error', 'Internal server error', 'server_error')) : HttpResponse.json({ ...alice, enabled: false });
       }),
     );
     const updated = await newClient().users.update('user-2', { enabled: false, permissions: ['models:list'] });
@@ -346,7 +333,7 @@ describe('transport connection failures and timeouts', () => {
       http.post(`${BASE_URL}/v1/admin/users`, async () => {
         attempts += 1;
         await delay('infinite');
-        return HttpResponse.json(user, { status: 201 });
+        return HttpResponse.json(alice, { status: 201 });
       }),
     );
     await assert.rejects(newClient({ timeout: 50 }).users.create({ username: 'alice', password: 'correct horse battery staple' }), APIConnectionTimeoutError);
