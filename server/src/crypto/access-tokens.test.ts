@@ -57,6 +57,17 @@ describe('access tokens', () => {
     assert.deepEqual(await tokens.verify(`${header}.${widened}.${signature}`), { failure: 'invalid' });
   });
 
+  it('does not let a verified token\'s signature vouch for edited claims (the cache compares whole tokens)', async () => {
+    const tokens = new AccessTokens(secret, 60);
+    const token = await tokens.issue('user-1', 0, []);
+    assert.equal(((await tokens.verify(token)) as { userId: string }).userId, 'user-1');
+    assert.notEqual(tokens.verifyKnown(token), undefined);
+    const [header, , signature] = token.split('.') as [string, string, string];
+    const widened = `${header}.${base64url({ ...decodeJwt(token), sub: 'user-2' })}.${signature}`;
+    assert.equal(tokens.verifyKnown(widened), undefined);
+    assert.deepEqual(await tokens.verify(widened), { failure: 'invalid' });
+  });
+
   it('reports an expired token as expired', async () => {
     const expired = await new AccessTokens(secret, -120).issue('user-1', 0, []);
     assert.deepEqual(await new AccessTokens(secret, 60).verify(expired), { failure: 'expired' });

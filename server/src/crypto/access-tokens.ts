@@ -27,7 +27,11 @@ export type AccessTokenFailure = 'expired' | 'invalid';
 export class AccessTokens {
   readonly #key: Uint8Array;
   readonly #ttlSeconds: number;
-  readonly #verified = new Map<string, AccessClaims>();
+  /**
+   * Tokens verified before, keyed by their signature segment (short, so cheap to hash) and holding
+   * the whole token, which must match exactly for a hit.
+   */
+  readonly #verified = new Map<string, { token: string; claims: AccessClaims }>();
 
   constructor(secret: string, ttlSeconds: number) {
     this.#key = new TextEncoder().encode(secret);
@@ -56,9 +60,9 @@ export class AccessTokens {
    * Lets the hot path stay synchronous.
    */
   verifyKnown(token: string): AccessClaims | { failure: AccessTokenFailure } | undefined {
-    const known = this.#verified.get(token);
-    if (known === undefined) return undefined;
-    return known.expiresAt + CLOCK_TOLERANCE_SECONDS > Date.now() / 1000 ? known : { failure: 'expired' };
+    const entry = this.#verified.get(signatureOf(token));
+    if (entry === undefined || entry.token !== token) return undefined;
+    return entry.claims.expiresAt + CLOCK_TOLERANCE_SECONDS > Date.now() / 1000 ? entry.claims : { failure: 'expired' };
   }
 
   /** Returns the claims of a valid token, or why it is not valid. */
@@ -78,10 +82,15 @@ export class AccessTokens {
       }
       const claims: AccessClaims = { userId: payload.sub, tokenVersion: payload['ver'] as number, expiresAt: payload.exp };
       if (this.#verified.size >= VERIFIED_CACHE_LIMIT) this.#verified.clear();
-      this.#verified.set(token, claims);
+      this.#verified.set(signatureOf(token), { token, claims });
       return claims;
     } catch (error) {
       return { failure: error instanceof errors.JWTExpired ? 'expired' : 'invalid' };
     }
   }
+}
+
+/** The signature segment of a compact JWT (everything after the last dot). */
+function signatureOf(token: string): string {
+  return token.slice(token.lastIndexOf('.') + 1);
 }
