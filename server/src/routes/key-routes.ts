@@ -29,7 +29,7 @@ export function keyHandlers(
       return {
         status: 201,
         body: { ...shown, key: created.value.plaintext, prefix: shown.key_prefix },
-        headers: { ...deprecationHeaders(created.usedLegacyNames) },
+        headers: deprecationHeaders(created.usedLegacyNames),
       };
     },
     getApiKey: ({ params, principal }) => ({ status: 200, body: present(keys.get(principal, params.key_id)) }),

@@ -42,13 +42,11 @@ export class SessionService {
     // decision for a ban, after it for a failure or a success.
     if (user === null || !passwordMatches || !user.enabled) throw invalidCredentials();
     const now = Date.now();
-    const familyId = randomUUID();
-    const refreshToken = this.#storage.transaction(() => {
+    const refresh = this.#storage.transaction(() => {
       this.#storage.sessions.pruneExpired(now);
-      this.#storage.sessions.createFamily(familyId, user.id, now, now + this.#config.sessionMaxLifetimeSeconds * 1000);
-      return this.#addRefreshToken(familyId, now, now + this.#config.sessionMaxLifetimeSeconds * 1000);
+      return this.#startSession(user.id, now);
     });
-    return this.#pair(user, refreshToken.token, refreshToken.expiresAt, now);
+    return this.#pair(user, refresh.token, refresh.expiresAt, now);
   }
 
   /**
@@ -97,16 +95,22 @@ export class SessionService {
     assertPasswordAcceptable(newPassword, this.#config.passwordMinLength, user.username, 'new_password');
     const passwordHash = await hashPassword(newPassword);
     const now = Date.now();
-    const familyId = randomUUID();
     const { updated, refresh } = this.#storage.transaction(() => {
       this.#storage.users.setPassword(user.id, passwordHash, false, now);
       this.#storage.sessions.deleteFamiliesOfUser(user.id);
-      this.#storage.sessions.createFamily(familyId, user.id, now, now + this.#config.sessionMaxLifetimeSeconds * 1000);
       const current = this.#storage.users.findById(user.id);
       if (current === null) throw new ApiError('user_not_found', 'User not found');
-      return { updated: current, refresh: this.#addRefreshToken(familyId, now, now + this.#config.sessionMaxLifetimeSeconds * 1000) };
+      return { updated: current, refresh: this.#startSession(user.id, now) };
     });
     return this.#pair(updated, refresh.token, refresh.expiresAt, now);
+  }
+
+  /** Starts a session (family) for `userId` with its first refresh token; call inside a transaction. */
+  #startSession(userId: string, now: number): { token: string; expiresAt: number } {
+    const familyId = randomUUID();
+    const familyExpiresAt = now + this.#config.sessionMaxLifetimeSeconds * 1000;
+    this.#storage.sessions.createFamily(familyId, userId, now, familyExpiresAt);
+    return this.#addRefreshToken(familyId, now, familyExpiresAt);
   }
 
   #addRefreshToken(familyId: string, now: number, familyExpiresAt: number): { token: string; expiresAt: number } {
