@@ -71,7 +71,6 @@ export class Client {
   readonly users: UsersResource;
   readonly keys: KeysResource;
   readonly #session: Session;
-  readonly #store: TokenStore;
 
   constructor(options: ClientOptions = {}) {
     const environment = readEnvironment();
@@ -85,12 +84,11 @@ export class Client {
       maxRetries: options.maxRetries ?? 2,
     });
     const api: Api = createFetchClient<paths>({ baseUrl: this.baseUrl, fetch: send, ...(options.headers === undefined ? {} : { headers: options.headers }) });
-    this.#store = options.tokenStore ?? new MemoryTokenStore();
-    this.#session = new Session(this.#store, api);
+    this.#session = new Session(options.tokenStore ?? new MemoryTokenStore(), api);
     api.use(authMiddleware(options.apiKey ?? environment.apiKey, this.#session, send));
     this.health = new HealthResource(api);
     this.setup = new SetupResource(api);
-    this.auth = new AuthResource(api, (pair) => this.#keep(pair));
+    this.auth = new AuthResource(api, (pair) => this.#session.adopt(pair));
     this.users = new UsersResource(api);
     this.keys = new KeysResource(api);
   }
@@ -108,10 +106,6 @@ export class Client {
   /** The base URL for OpenAI-compatible SDKs (`{baseUrl}/v1`); pass an svc API key as their key. */
   get openaiBaseUrl(): string {
     return openaiBaseUrl(this.baseUrl);
-  }
-
-  async #keep(pair: TokenPair): Promise<void> {
-    await this.#store.set({ accessToken: pair.access_token, refreshToken: pair.refresh_token, accessTokenExpiresAt: Date.now() + pair.expires_in * 1000 });
   }
 }
 

@@ -15,7 +15,7 @@ import {
   type TokenStore,
   type User,
 } from './index.js';
-import { BASE_URL, errorBody, alice } from './testing/fixtures.js';
+import { BASE_URL, adminMe, errorBody, alice } from './testing/fixtures.js';
 
 const ADMIN = { username: 'admin', password: 'correct horse battery staple' };
 
@@ -24,16 +24,7 @@ function unauthorized(code: ErrorCode, message: string): Response {
   return HttpResponse.json(errorBody(code, message, 'authentication_error'), { status: 401, headers: { 'www-authenticate': 'Bearer' } });
 }
 
-const me: Me = {
-  id: 'user-1',
-  username: 'admin',
-  enabled: true,
-  must_change_password: false,
-  permissions: ['admin'],
-  auth_type: 'jwt',
-  api_key: null,
-  created_at: '2025-01-01T00:00:00.000Z',
-};
+const me: Me = adminMe;
 
 
 interface SeenRequest {

@@ -32,6 +32,11 @@ export class Session {
     return pair;
   }
 
+  /** Keeps a pair the server handed out some other way (e.g. after changing one's own password). */
+  async adopt(pair: TokenPair): Promise<void> {
+    await this.#store.set(toStored(pair));
+  }
+
   /** Revokes the refresh token on the server and forgets the session. */
   async logout(): Promise<void> {
     const session = await this.#store.get();

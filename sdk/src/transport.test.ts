@@ -18,7 +18,7 @@ import {
   type User,
 } from './index.js';
 import { createTransport } from './transport.js';
-import { BASE_URL, errorBody, alice } from './testing/fixtures.js';
+import { BASE_URL, adminMe, errorBody, alice } from './testing/fixtures.js';
 
 
 
@@ -30,16 +30,7 @@ const retryableAnswers: { status: number; body: ErrorBody; Class: typeof APIErro
   { status: 503, body: errorBody('service_unavailable', 'The database is unavailable', 'server_error'), Class: InternalServerError },
 ];
 
-const me: Me = {
-  id: 'user-1',
-  username: 'admin',
-  enabled: true,
-  must_change_password: false,
-  permissions: ['admin'],
-  auth_type: 'api_key',
-  api_key: { id: 'key-1', name: 'ci', key_prefix: 'sk-svc-abc' },
-  created_at: '2025-01-01T00:00:00.000Z',
-};
+const me: Me = { ...adminMe, auth_type: 'api_key', api_key: { id: 'key-1', name: 'ci', key_prefix: 'sk-svc-abc' } };
 
 
 /** An answer that asks for an immediate retry, so tests do not wait for the backoff. */

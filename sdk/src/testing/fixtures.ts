@@ -1,7 +1,7 @@
 /**
  * Fixtures shared by the SDK's own tests (not part of the package: `dist/testing/` is not published).
  */
-import type { ErrorBody, ErrorCode, User } from '../index.js';
+import type { ErrorBody, ErrorCode, Me, User } from '../index.js';
 
 /** The base URL msw intercepts in the unit tests. */
 export const BASE_URL = 'http://svc.test';
@@ -21,4 +21,16 @@ export const alice: User = {
   permissions: ['models:list'],
   created_at: '2025-01-01T00:00:00.000Z',
   updated_at: '2025-01-01T00:00:00.000Z',
+};
+
+/** The admin as `GET /v1/auth/me` describes them when calling with an access token. */
+export const adminMe: Me = {
+  id: 'user-1',
+  username: 'admin',
+  enabled: true,
+  must_change_password: false,
+  permissions: ['admin'],
+  auth_type: 'jwt',
+  api_key: null,
+  created_at: '2025-01-01T00:00:00.000Z',
 };
