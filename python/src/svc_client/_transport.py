@@ -160,6 +160,7 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
     """Redirects are not followed: the API never redirects, and a redirect would resend the credentials."""
 
     def redirect_request(self, req: Any, fp: Any, code: Any, msg: Any, headers: Any, newurl: Any) -> None:
+        """Follows no redirect: the 3xx answer is raised as an error."""
         return None
 
 

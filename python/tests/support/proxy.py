@@ -118,7 +118,7 @@ class RecordingProxy:
     def count(self, entry: str) -> int:
         """How many recorded requests start with ``entry`` (e.g. ``"POST /v1/auth/refresh"``)."""
         with self._lock:
-            return sum(1 for line in self.requests if line.startswith(entry + " "))
+            return sum(1 for line in self.requests if line == entry or line.startswith(entry + " "))
 
     def reset(self) -> None:
         """Forgets the recorded requests and pending faults."""
