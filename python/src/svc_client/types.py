@@ -20,7 +20,9 @@ __all__ = [
     "Me",
     "ApiKey",
     "ApiKeyCreated",
+    "UpstreamInfo",
     "Model",
+    "ModelRegistration",
     "ModelList",
     "ChatMessage",
     "ChatCompletion",
@@ -133,13 +135,41 @@ class ApiKeyCreated(ApiKey):
     prefix: str
 
 
+class UpstreamInfo(TypedDict):
+    """Where an upstream model is served (never its key)."""
+
+    base_url: str
+    model: str
+    has_api_key: bool
+
+
 class Model(TypedDict):
-    """A running model, as ``GET /v1/models`` lists it (OpenAI-compatible, plus svc's fields)."""
+    """A running model: the OpenAI model shape plus svc's fields."""
 
     id: str
     object: str
     created: int
     owned_by: str
+    model_uid: str
+    model_name: str
+    model_type: str
+    model_engine: Literal["builtin", "upstream"]
+    model_ability: List[str]
+    requires_system_message_first: bool
+    upstream: Optional[UpstreamInfo]
+
+
+class ModelRegistration(TypedDict):
+    """A model family (built-in or registered)."""
+
+    model_name: str
+    model_type: str
+    model_ability: List[str]
+    requires_system_message_first: bool
+    dimensions: Optional[int]
+    is_builtin: bool
+    description: Optional[str]
+    created_at: Optional[str]
 
 
 class ModelList(TypedDict):
