@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, Dict, Mapping, Optional
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-SVC_LOCAL = REPO_ROOT / "server" / "dist" / "bin" / "svc-local.js"
+# SVC_TEST_SVC_LOCAL runs the tests against another build of the server (e.g. another branch's).
+SVC_LOCAL = Path(os.environ.get("SVC_TEST_SVC_LOCAL") or REPO_ROOT / "server" / "dist" / "bin" / "svc-local.js")
 START_DEADLINE_SECONDS = 30
 
 ADMIN_USERNAME = "admin"
