@@ -18,7 +18,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import IO, Any, Callable, Dict, Mapping, Optional
 
-from .errors import APIConnectionError, APIConnectionTimeoutError, retry_after_seconds
+from .errors import APIConnectionError, APIConnectionTimeoutError, error_fields, retry_after_seconds
 
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 # A server that asks for a longer wait than this gets its answer back instead of a retry.
@@ -52,9 +52,7 @@ class Response:
             body = self.json()
         except ValueError:
             return None
-        error = body.get("error") if isinstance(body, dict) else None
-        code = error.get("code") if isinstance(error, dict) else None
-        return code if isinstance(code, str) else None
+        return error_fields(body)[1]
 
 
 class Transport:

@@ -12,7 +12,7 @@ import email.utils
 import http
 import json
 import time
-from typing import Any, Mapping, Optional, Type
+from typing import Any, Dict, Mapping, Optional, Tuple, Type, cast
 
 __all__ = [
     "SvcError",
@@ -28,6 +28,7 @@ __all__ = [
     "APIConnectionError",
     "APIConnectionTimeoutError",
     "error_from_response",
+    "error_fields",
     "retry_after_seconds",
 ]
 
@@ -39,13 +40,17 @@ class SvcError(Exception):
     error) or did not say; ``message`` is always set.
     """
 
-    status: Optional[int] = None
     code: Optional[str] = None
     request_id: Optional[str] = None
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+    @property
+    def status(self) -> Optional[int]:
+        """The HTTP status of the server's answer; None when there was no answer."""
+        return None
 
     def __str__(self) -> str:
         return self.message
@@ -73,17 +78,20 @@ class APIError(SvcError):
         body: the parsed error body (or the raw text when it was not JSON).
     """
 
-    status: int
-
     def __init__(self, status: int, body: Any, headers: Mapping[str, str], message: Optional[str] = None) -> None:
-        detail, code, param = _parse_error_body(body)
+        detail, code, param = error_fields(body)
         super().__init__(message if message is not None else (detail if detail is not None else f"HTTP {status}"))
-        self.status = status
+        self._status = status
         self.code = code
         self.param = param
         self.headers = {name.lower(): value for name, value in headers.items()}
         self.request_id = self.headers.get("x-request-id")
         self.body = body
+
+    @property
+    def status(self) -> int:
+        """The HTTP status."""
+        return self._status
 
     def __str__(self) -> str:
         """``401 Unauthorized (invalid_credentials): Incorrect username or password — log in again …``."""
@@ -205,10 +213,14 @@ def _non_negative_number(value: Optional[str]) -> Optional[float]:
     return number if number >= 0 and number != float("inf") else None
 
 
-def _parse_error_body(body: Any) -> tuple[Optional[str], Optional[str], Optional[str]]:
-    if not isinstance(body, dict) or not isinstance(body.get("detail"), str) or not isinstance(body.get("error"), dict):
+def error_fields(body: Any) -> Tuple[Optional[str], Optional[str], Optional[str]]:
+    """The ``detail``, ``error.code`` and ``error.param`` of an error body in the server's shape (Nones otherwise)."""
+    if not isinstance(body, dict):
         return None, None, None
-    error = body["error"]
-    code = error.get("code")
-    param = error.get("param")
-    return body["detail"], code if isinstance(code, str) else None, param if isinstance(param, str) else None
+    fields = cast(Dict[str, Any], body)
+    detail, error = fields.get("detail"), fields.get("error")
+    if not isinstance(detail, str) or not isinstance(error, dict):
+        return None, None, None
+    error_object = cast(Dict[str, Any], error)
+    code, param = error_object.get("code"), error_object.get("param")
+    return detail, code if isinstance(code, str) else None, param if isinstance(param, str) else None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import IO, Any, Iterator, Mapping, Sequence
+from typing import IO, Any, Iterator, List, Mapping, Sequence
 
 from .._requester import Requester
 from ..errors import APIConnectionError
@@ -36,7 +36,7 @@ class ChatResource:
 def _server_sent_events(stream: IO[bytes]) -> Iterator[Any]:
     """The JSON ``data:`` payloads of a server-sent event stream, until ``[DONE]``."""
     try:
-        data: list = []
+        data: List[str] = []
         while True:
             try:
                 raw = stream.readline()
