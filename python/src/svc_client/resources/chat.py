@@ -24,8 +24,9 @@ class ChatResource:
     def stream(self, model: str, messages: Sequence[Mapping[str, Any]], **params: Any) -> Iterator[ChatCompletionChunk]:
         """``POST /v1/chat/completions`` with ``stream: true``: yields each chunk as it arrives.
 
-        An error before the first chunk (a bad key, a denied model) is raised by the first ``next()``.
-        Closing the iterator (or leaving a ``for`` loop early) closes the connection.
+        The request is sent by this call, so an error answer (a bad key, a denied model) is raised
+        here, before any chunk. Closing the iterator (or leaving a ``for`` loop early) closes the
+        connection.
         """
         body = {**params, "model": model, "messages": [dict(message) for message in messages], "stream": True}
         response = self._requester.send("POST", "/v1/chat/completions", body=body, stream=True)
