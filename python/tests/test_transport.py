@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import socket
 
-from svc_client import APIConnectionError, APIConnectionTimeoutError, Client, ConflictError, InternalServerError, RateLimitError
+from svc_client import APIConnectionError, APIError, APIConnectionTimeoutError, Client, ConflictError, InternalServerError, RateLimitError
 
 from .support.fixtures import ServerTestCase, long_password, unique_name
 from .support.proxy import RecordingProxy, answer, delay, drop_connection
@@ -97,6 +97,28 @@ class RetryTest(ServerTestCase):
         with self.assertRaises(APIConnectionTimeoutError) as caught:
             client.auth.me()
         self.assertEqual(str(caught.exception), "The svc server did not answer within 0.2 s")
+
+
+    def test_a_redirect_is_not_followed(self) -> None:
+        self.proxy.fail_next(answer(302, {"Location": "http://127.0.0.1:9/elsewhere"}))
+        with self.assertRaises(APIError) as caught:
+            self.client.auth.me()
+        self.assertEqual(caught.exception.status, 302)
+        self.assertEqual(self.proxy.requests, ["GET /v1/auth/me fault"], "the credentials went nowhere else")
+
+    def test_sends_the_configured_headers_and_json(self) -> None:
+        client = Client(self.proxy.base_url, api_key=self.admin_key, headers={"X-Team": "research"})
+        username = unique_name("hal")
+        client.users.create(username, long_password(username))
+        sent = self.proxy.request_headers[-1]
+        self.assertEqual(sent["x-team"], "research")
+        self.assertEqual(sent["authorization"], f"Bearer {self.admin_key}")
+        self.assertEqual(sent["content-type"], "application/json")
+        self.assertEqual(sent["accept"], "application/json")
+
+    def test_public_routes_carry_no_credentials(self) -> None:
+        self.client.setup.status()
+        self.assertNotIn("authorization", self.proxy.request_headers[-1])
 
 
 class UnreachableTest(ServerTestCase):

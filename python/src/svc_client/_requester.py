@@ -61,7 +61,7 @@ class Requester:
             fresh = self.session.access_token()
             if fresh is not None:
                 response = self.transport.send(method, path, query=query, body=body, token=fresh, stream=stream)
-        if response.status >= 400:
+        if not 200 <= response.status < 300:
             raise error_from_response(response.status, response.body, response.headers)
         return response
 

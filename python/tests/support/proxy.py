@@ -10,7 +10,7 @@ import threading
 import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 #: What the proxy does with one request instead of forwarding it.
 Fault = Callable[[BaseHTTPRequestHandler], None]
@@ -54,8 +54,10 @@ class RecordingProxy:
         self._upstream = (parsed.hostname or "127.0.0.1", parsed.port or 80)
         self._lock = threading.Lock()
         self._faults: List[Tuple[str, Fault]] = []
-        #: Every request seen, as ``"METHOD /path status"`` (status ``-`` for a fault without answer).
+        #: Every request seen, as ``"METHOD /path status"`` (``fault`` instead of the status when a fault answered).
         self.requests: List[str] = []
+        #: The headers of every request seen (names in lower case), in the same order.
+        self.request_headers: List[Dict[str, str]] = []
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -66,6 +68,8 @@ class RecordingProxy:
 
             def _handle(self) -> None:
                 path = urllib.parse.urlsplit(self.path).path
+                with proxy._lock:
+                    proxy.request_headers.append({name.lower(): value for name, value in self.headers.items()})
                 fault = proxy._take_fault(path)
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
@@ -124,6 +128,7 @@ class RecordingProxy:
         """Forgets the recorded requests and pending faults."""
         with self._lock:
             self.requests.clear()
+            self.request_headers.clear()
             self._faults.clear()
 
     def close(self) -> None:
