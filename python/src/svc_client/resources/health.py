@@ -1,0 +1,21 @@
+"""Health and the authentication switch (public)."""
+
+from __future__ import annotations
+
+from .._requester import Requester
+from ..types import ClusterAuth, ServiceStatus
+
+
+class HealthResource:
+    """``client.health``."""
+
+    def __init__(self, requester: Requester) -> None:
+        self._requester = requester
+
+    def status(self) -> ServiceStatus:
+        """``GET /status``: the server is up and its database answers."""
+        return self._requester.json("GET", "/status", public=True)
+
+    def auth_enabled(self) -> ClusterAuth:
+        """``GET /v1/cluster/auth``: whether every other call needs credentials."""
+        return self._requester.json("GET", "/v1/cluster/auth", public=True)

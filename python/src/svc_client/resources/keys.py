@@ -1,0 +1,93 @@
+"""API keys (``keys:create`` for one's own, ``keys:manage`` for everyone's)."""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Union
+
+from .._not_given import NOT_GIVEN, NotGiven, given
+from .._requester import Requester
+from ..types import ApiKey, ApiKeyCreated, ModelPermission, Permission
+from ._paths import segment
+
+
+class KeysResource:
+    """``client.keys``."""
+
+    def __init__(self, requester: Requester) -> None:
+        self._requester = requester
+
+    def list(self, *, owner: Optional[str] = None) -> List[ApiKey]:
+        """``GET /v1/admin/keys``: one's own keys, or (with ``keys:manage``) everyone's or one owner's (a user id)."""
+        return self._requester.json("GET", "/v1/admin/keys", query=None if owner is None else {"owner": owner})
+
+    def create(
+        self,
+        name: str,
+        *,
+        description: Optional[str] = None,
+        owner: Optional[str] = None,
+        expires_at: Optional[str] = None,
+        model_permissions: Optional[Sequence[ModelPermission]] = None,
+        permissions: Optional[Sequence[Permission]] = None,
+    ) -> ApiKeyCreated:
+        """``POST /v1/admin/keys``: a new key; the answer's ``key`` is its plaintext, shown this once.
+
+        ``expires_at`` is an ISO 8601 time in the future (None: never); ``model_permissions`` absent
+        or empty allows every model; ``permissions`` narrows the owner's for calls made with the key.
+        """
+        body = given(
+            name=name,
+            description=NOT_GIVEN if description is None else description,
+            owner=NOT_GIVEN if owner is None else owner,
+            expires_at=NOT_GIVEN if expires_at is None else expires_at,
+            model_permissions=NOT_GIVEN if model_permissions is None else [dict(entry) for entry in model_permissions],
+            permissions=NOT_GIVEN if permissions is None else list(permissions),
+        )
+        return self._requester.json("POST", "/v1/admin/keys", body=body)
+
+    def get(self, key_id: str) -> ApiKey:
+        """``GET /v1/admin/keys/{key_id}``."""
+        return self._requester.json("GET", f"/v1/admin/keys/{segment(key_id)}")
+
+    def update(
+        self,
+        key_id: str,
+        *,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        description: Union[str, None, NotGiven] = NOT_GIVEN,
+        enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        expires_at: Union[str, None, NotGiven] = NOT_GIVEN,
+        model_permissions: Union[Sequence[ModelPermission], NotGiven] = NOT_GIVEN,
+        permissions: Union[Sequence[Permission], None, NotGiven] = NOT_GIVEN,
+    ) -> ApiKey:
+        """``PUT /v1/admin/keys/{key_id}``: renames, describes, enables or disables, expires, restricts.
+
+        Only the arguments given are changed; None clears ``description``, ``expires_at`` (never
+        expires) and ``permissions`` (the owner's). An empty ``model_permissions`` denies every model.
+        """
+        body = given(
+            name=name,
+            description=description,
+            enabled=enabled,
+            expires_at=expires_at,
+            model_permissions=model_permissions if isinstance(model_permissions, NotGiven) else [dict(entry) for entry in model_permissions],
+            permissions=permissions if permissions is None or isinstance(permissions, NotGiven) else list(permissions),
+        )
+        return self._requester.json("PUT", f"/v1/admin/keys/{segment(key_id)}", body=body)
+
+    def delete(self, key_id: str) -> None:
+        """``DELETE /v1/admin/keys/{key_id}``: the key fails on its next use."""
+        self._requester.json("DELETE", f"/v1/admin/keys/{segment(key_id)}")
+
+    def reveal(self, key_id: str) -> str:
+        """``GET /v1/admin/keys/{key_id}/reveal`` (``keys:manage``): the plaintext key."""
+        return self._requester.json("GET", f"/v1/admin/keys/{segment(key_id)}/reveal")["key"]
+
+    def get_model_permissions(self, key_id: str) -> List[ModelPermission]:
+        """``GET /v1/admin/keys/{key_id}/permissions``: the key's model restrictions."""
+        return self._requester.json("GET", f"/v1/admin/keys/{segment(key_id)}/permissions")["model_permissions"]
+
+    def set_model_permissions(self, key_id: str, model_permissions: Sequence[ModelPermission]) -> List[ModelPermission]:
+        """``PUT /v1/admin/keys/{key_id}/permissions`` (``keys:manage``): replaces them; an empty list denies every model."""
+        body = {"model_permissions": [dict(entry) for entry in model_permissions]}
+        return self._requester.json("PUT", f"/v1/admin/keys/{segment(key_id)}/permissions", body=body)["model_permissions"]

@@ -1,0 +1,206 @@
+"""The shapes the server answers, as :class:`typing.TypedDict` (they are plain ``dict`` objects).
+
+Named as in the contract (``openapi/openapi.yaml``). Model shapes are OpenAI-compatible and carry
+more fields than listed; the listed ones are those every answer has.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Literal, Optional, TypedDict
+
+__all__ = [
+    "Permission",
+    "ModelPermission",
+    "ServiceStatus",
+    "ClusterAuth",
+    "SetupStatus",
+    "TokenPair",
+    "User",
+    "ApiKeyRef",
+    "Me",
+    "ApiKey",
+    "ApiKeyCreated",
+    "UpstreamInfo",
+    "Model",
+    "ModelRegistration",
+    "ModelList",
+    "ChatMessage",
+    "ChatCompletion",
+    "ChatCompletionChunk",
+]
+
+#: A permission name of the spec's table (``admin`` holds all the others), or a legacy name on input.
+Permission = str
+
+
+class ModelPermission(TypedDict):
+    """One model restriction of an API key: ``all`` (value None), ``model_id`` or ``model_type``."""
+
+    permission_type: Literal["all", "model_id", "model_type"]
+    permission_value: Optional[str]
+
+
+class ServiceStatus(TypedDict):
+    """``GET /status``."""
+
+    status: str
+    version: str
+
+
+class ClusterAuth(TypedDict):
+    """``GET /v1/cluster/auth``: whether every other call needs credentials."""
+
+    auth: bool
+
+
+class SetupStatus(TypedDict):
+    """``GET /v1/admin/setup/status``."""
+
+    needs_setup: bool
+    initialized: bool
+    password_min_length: int
+
+
+class _TokenPairFields(TypedDict):
+    access_token: str
+    refresh_token: str
+    token_type: str
+    expires_in: int
+    refresh_expires_in: int
+
+
+class TokenPair(_TokenPairFields, total=False):
+    """A login's tokens; ``must_change_password`` is present (and True) when the account must change it."""
+
+    must_change_password: bool
+
+
+class User(TypedDict):
+    """A user account."""
+
+    id: str
+    username: str
+    source: Literal["setup", "local", "migrated"]
+    enabled: bool
+    must_change_password: bool
+    permissions: List[Permission]
+    created_at: str
+    updated_at: str
+
+
+class ApiKeyRef(TypedDict):
+    """The key a request used."""
+
+    id: str
+    name: str
+    key_prefix: str
+
+
+class Me(TypedDict):
+    """``GET /v1/auth/me``: the caller, and the permissions in force for this call."""
+
+    id: str
+    username: str
+    enabled: bool
+    must_change_password: bool
+    permissions: List[Permission]
+    auth_type: Literal["jwt", "api_key", "none"]
+    api_key: Optional[ApiKeyRef]
+    created_at: Optional[str]
+
+
+class ApiKey(TypedDict):
+    """An API key as listed (never its plaintext)."""
+
+    id: str
+    user_id: str
+    owner_username: str
+    key_prefix: str
+    name: str
+    description: Optional[str]
+    enabled: bool
+    expires_at: Optional[str]
+    last_used_at: Optional[str]
+    model_permissions: List[ModelPermission]
+    permissions: Optional[List[Permission]]
+    revealable: bool
+    created_at: str
+    updated_at: str
+
+
+class ApiKeyCreated(ApiKey):
+    """A new key: ``key`` is its plaintext, shown this once (``prefix`` equals ``key_prefix``)."""
+
+    key: str
+    prefix: str
+
+
+class UpstreamInfo(TypedDict):
+    """Where an upstream model is served (never its key)."""
+
+    base_url: str
+    model: str
+    has_api_key: bool
+
+
+class Model(TypedDict):
+    """A running model: the OpenAI model shape plus svc's fields."""
+
+    id: str
+    object: str
+    created: int
+    owned_by: str
+    model_uid: str
+    model_name: str
+    model_type: str
+    model_engine: Literal["builtin", "upstream"]
+    model_ability: List[str]
+    requires_system_message_first: bool
+    upstream: Optional[UpstreamInfo]
+
+
+class ModelRegistration(TypedDict):
+    """A model family (built-in or registered)."""
+
+    model_name: str
+    model_type: str
+    model_ability: List[str]
+    requires_system_message_first: bool
+    dimensions: Optional[int]
+    is_builtin: bool
+    description: Optional[str]
+    created_at: Optional[str]
+
+
+class ModelList(TypedDict):
+    """``GET /v1/models``."""
+
+    object: str
+    data: List[Model]
+
+
+class ChatMessage(TypedDict):
+    """One message of a chat."""
+
+    role: str
+    content: str
+
+
+class ChatCompletion(TypedDict):
+    """A chat completion (OpenAI-compatible)."""
+
+    id: str
+    object: str
+    created: int
+    model: str
+    choices: List[Dict[str, Any]]
+
+
+class ChatCompletionChunk(TypedDict):
+    """One chunk of a streamed chat completion (OpenAI-compatible)."""
+
+    id: str
+    object: str
+    created: int
+    model: str
+    choices: List[Dict[str, Any]]
