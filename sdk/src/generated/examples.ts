@@ -444,5 +444,299 @@ export const operationExamples: readonly OperationExample[] = [
         }
       ]
     }
+  },
+  {
+    "operationId": "listModels",
+    "method": "GET",
+    "path": "/v1/models",
+    "public": false,
+    "status": 200,
+    "example": {
+      "object": "list",
+      "data": [
+        {
+          "id": "my-echo",
+          "object": "model",
+          "created": 1795255200,
+          "owned_by": "svc",
+          "model_uid": "my-echo",
+          "model_name": "echo",
+          "model_type": "LLM",
+          "model_engine": "builtin",
+          "model_ability": [
+            "chat",
+            "generate"
+          ],
+          "requires_system_message_first": false,
+          "upstream": null
+        }
+      ]
+    }
+  },
+  {
+    "operationId": "launchModel",
+    "method": "POST",
+    "path": "/v1/models",
+    "public": false,
+    "status": 201,
+    "example": {
+      "id": "my-echo",
+      "object": "model",
+      "created": 1795255200,
+      "owned_by": "svc",
+      "model_uid": "my-echo",
+      "model_name": "echo",
+      "model_type": "LLM",
+      "model_engine": "builtin",
+      "model_ability": [
+        "chat",
+        "generate"
+      ],
+      "requires_system_message_first": false,
+      "upstream": null
+    }
+  },
+  {
+    "operationId": "getModel",
+    "method": "GET",
+    "path": "/v1/models/{model_uid}",
+    "public": false,
+    "status": 200,
+    "example": {
+      "id": "my-echo",
+      "object": "model",
+      "created": 1795255200,
+      "owned_by": "svc",
+      "model_uid": "my-echo",
+      "model_name": "echo",
+      "model_type": "LLM",
+      "model_engine": "builtin",
+      "model_ability": [
+        "chat",
+        "generate"
+      ],
+      "requires_system_message_first": false,
+      "upstream": null
+    }
+  },
+  {
+    "operationId": "stopModel",
+    "method": "DELETE",
+    "path": "/v1/models/{model_uid}",
+    "public": false,
+    "status": 204,
+    "example": null
+  },
+  {
+    "operationId": "listModelRegistrations",
+    "method": "GET",
+    "path": "/v1/model_registrations/{model_type}",
+    "public": false,
+    "status": 200,
+    "example": [
+      {
+        "model_name": "echo",
+        "model_type": "LLM",
+        "model_ability": [
+          "chat",
+          "generate"
+        ],
+        "requires_system_message_first": false,
+        "dimensions": null,
+        "is_builtin": true,
+        "description": "Answers with the last user message; deterministic, no weights.",
+        "created_at": null
+      }
+    ]
+  },
+  {
+    "operationId": "registerModel",
+    "method": "POST",
+    "path": "/v1/model_registrations/{model_type}",
+    "public": false,
+    "status": 201,
+    "example": {
+      "model_name": "my-assistant",
+      "model_type": "LLM",
+      "model_ability": [
+        "chat"
+      ],
+      "requires_system_message_first": true,
+      "dimensions": null,
+      "is_builtin": false,
+      "description": null,
+      "created_at": "2026-11-21T10:00:00.000Z"
+    }
+  },
+  {
+    "operationId": "unregisterModel",
+    "method": "DELETE",
+    "path": "/v1/model_registrations/{model_type}/{model_name}",
+    "public": false,
+    "status": 204,
+    "example": null
+  },
+  {
+    "operationId": "createChatCompletion",
+    "method": "POST",
+    "path": "/v1/chat/completions",
+    "public": false,
+    "status": 200,
+    "example": {
+      "id": "chatcmpl-0192f7a4",
+      "object": "chat.completion",
+      "created": 1795255200,
+      "model": "my-echo",
+      "choices": [
+        {
+          "index": 0,
+          "message": {
+            "role": "assistant",
+            "content": "Hello"
+          },
+          "finish_reason": "stop"
+        }
+      ],
+      "usage": {
+        "prompt_tokens": 1,
+        "completion_tokens": 1,
+        "total_tokens": 2
+      }
+    }
+  },
+  {
+    "operationId": "createCompletion",
+    "method": "POST",
+    "path": "/v1/completions",
+    "public": false,
+    "status": 200,
+    "example": {
+      "id": "cmpl-0192f7a4",
+      "object": "text_completion",
+      "created": 1795255200,
+      "model": "my-echo",
+      "choices": [
+        {
+          "index": 0,
+          "text": "Once upon a time",
+          "finish_reason": "stop"
+        }
+      ],
+      "usage": {
+        "prompt_tokens": 4,
+        "completion_tokens": 4,
+        "total_tokens": 8
+      }
+    }
+  },
+  {
+    "operationId": "createEmbedding",
+    "method": "POST",
+    "path": "/v1/embeddings",
+    "public": false,
+    "status": 200,
+    "example": {
+      "object": "list",
+      "model": "my-embedder",
+      "data": [
+        {
+          "object": "embedding",
+          "index": 0,
+          "embedding": [
+            0.12,
+            -0.4,
+            0.33
+          ]
+        }
+      ],
+      "usage": {
+        "prompt_tokens": 1,
+        "total_tokens": 1
+      }
+    }
+  },
+  {
+    "operationId": "listCachedModels",
+    "method": "GET",
+    "path": "/v1/cache/models",
+    "public": false,
+    "status": 200,
+    "example": {
+      "directory": "/home/svc/.svc/cache",
+      "list": [
+        {
+          "name": "qwen-chat",
+          "path": "/home/svc/.svc/cache/qwen-chat",
+          "size_bytes": 1048576,
+          "modified_at": "2026-11-21T10:00:00.000Z"
+        }
+      ]
+    }
+  },
+  {
+    "operationId": "deleteCachedModel",
+    "method": "DELETE",
+    "path": "/v1/cache/models",
+    "public": false,
+    "status": 200,
+    "example": {
+      "name": "qwen-chat",
+      "deleted": true,
+      "freed_bytes": 1048576
+    }
+  },
+  {
+    "operationId": "listVirtualenvs",
+    "method": "GET",
+    "path": "/v1/virtualenvs",
+    "public": false,
+    "status": 200,
+    "example": {
+      "directory": "/home/svc/.svc/virtualenv",
+      "list": [
+        {
+          "name": "qwen-chat",
+          "path": "/home/svc/.svc/virtualenv/qwen-chat",
+          "size_bytes": 52428800,
+          "modified_at": "2026-11-21T10:00:00.000Z"
+        }
+      ]
+    }
+  },
+  {
+    "operationId": "deleteVirtualenv",
+    "method": "DELETE",
+    "path": "/v1/virtualenvs",
+    "public": false,
+    "status": 200,
+    "example": {
+      "name": "qwen-chat",
+      "deleted": true,
+      "freed_bytes": 1048576
+    }
+  },
+  {
+    "operationId": "getClusterLogs",
+    "method": "GET",
+    "path": "/v1/cluster/logs",
+    "public": false,
+    "status": 200,
+    "example": {
+      "lines": [
+        {
+          "time": "2026-11-21T10:00:00.000Z",
+          "level": "info",
+          "message": "Server listening at http://127.0.0.1:9997"
+        }
+      ]
+    }
+  },
+  {
+    "operationId": "getMetrics",
+    "method": "GET",
+    "path": "/metrics",
+    "public": false,
+    "status": 200,
+    "example": null
   }
 ];
