@@ -87,24 +87,46 @@ export class LogSink {
 
   /** Called by pino with one serialised line. */
   write(raw: string): void {
-    const text = this.redactor.redact(raw);
-    this.#echo?.write(text.endsWith('\n') ? text : `${text}\n`);
-    this.buffer.push(toLogLine(text));
+    let text: string;
+    let entry: LogEntry | null = null;
+    try {
+      entry = redactValue(this.redactor, JSON.parse(raw)) as LogEntry;
+      text = JSON.stringify(entry);
+    } catch {
+      text = this.redactor.redact(raw.trimEnd());
+    }
+    this.#echo?.write(`${text}\n`);
+    this.buffer.push(entry === null ? { time: new Date().toISOString(), level: 'info', message: text } : toLogLine(entry));
   }
 }
 
-function toLogLine(text: string): LogLine {
-  try {
-    const parsed = JSON.parse(text) as { time?: number; level?: number; msg?: unknown; err?: { message?: unknown } };
-    const message = [typeof parsed.msg === 'string' ? parsed.msg : '', typeof parsed.err?.message === 'string' ? parsed.err.message : '']
-      .filter((part) => part !== '')
-      .join(': ');
-    return {
-      time: new Date(typeof parsed.time === 'number' ? parsed.time : Date.now()).toISOString(),
-      level: levelNames[parsed.level ?? 30] ?? 'info',
-      message,
-    };
-  } catch {
-    return { time: new Date().toISOString(), level: 'info', message: text.trim() };
-  }
+interface LogEntry {
+  time?: number;
+  level?: number;
+  msg?: unknown;
+  err?: { message?: unknown };
+}
+
+/** Field names whose values are secrets whatever they look like. */
+const secretFieldNames = /^(password|new_password|current_password|secret|token|access_token|refresh_token|api_key|upstream_api_key|authorization|key|cookie)$/i;
+
+/** A copy of a parsed log line with every string redacted and secret-named fields blanked. */
+function redactValue(redactor: LogRedactor, value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redactor.redact(value);
+  if (value === null || typeof value !== 'object' || depth > 8) return value;
+  if (Array.isArray(value)) return value.map((item) => redactValue(redactor, item, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value).map(([name, item]) => [name, secretFieldNames.test(name) && item !== null && item !== undefined ? REDACTED : redactValue(redactor, item, depth + 1)]),
+  );
+}
+
+function toLogLine(parsed: LogEntry): LogLine {
+  const message = [typeof parsed.msg === 'string' ? parsed.msg : '', typeof parsed.err?.message === 'string' ? parsed.err.message : '']
+    .filter((part) => part !== '')
+    .join(': ');
+  return {
+    time: new Date(typeof parsed.time === 'number' ? parsed.time : Date.now()).toISOString(),
+    level: levelNames[parsed.level ?? 30] ?? 'info',
+    message,
+  };
 }
