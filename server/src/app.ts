@@ -58,6 +58,22 @@ export interface AppOptions {
 /** Query parameters that would carry a credential; refused so secrets never sit in URLs or logs. */
 const credentialQueryParameters = ['access_token', 'api_key', 'apikey', 'token', 'refresh_token', 'jwt'];
 const BODY_LIMIT_BYTES = 64 * 1024;
+/** How much of an oversize body is read and discarded before answering 413 (beyond it the connection is cut). */
+const OVERSIZE_DISCARD_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** Reads and drops the rest of a request body; resolves when it ended or the connection was cut. */
+function discardBody(raw: FastifyRequest['raw'], limit: number): Promise<void> {
+  return new Promise((resolve) => {
+    let received = 0;
+    raw.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) raw.destroy();
+    });
+    raw.once('end', () => resolve());
+    raw.once('close', () => resolve());
+    raw.once('error', () => resolve());
+  });
+}
 
 /** The caller of a public route while authentication is on: nobody, holding nothing. */
 const unauthenticated: Principal = Object.freeze({ authType: 'none', user: null, apiKey: null, permissions: new Set<Permission>() });
@@ -152,7 +168,11 @@ function registerErrorHandling(app: FastifyInstance, metrics: ServerMetrics): vo
   app.setErrorHandler((error, request, reply) => {
     const response = toErrorResponse(error, request.log);
     if (response.status === 401 || response.status === 403) metrics.recordAuthFailure(response.body.error.code);
-    return reply.code(response.status).headers(response.headers).send(response.body);
+    const send = () => reply.code(response.status).headers(response.headers).send(response.body);
+    // An oversize body is read and discarded (up to a cap) before the 413, so a client still
+    // uploading it reads the answer instead of a broken pipe.
+    if (response.status === 413 && !request.raw.complete) return discardBody(request.raw, OVERSIZE_DISCARD_LIMIT_BYTES).then(send);
+    return send();
   });
   app.addHook('onResponse', (request, reply, done) => {
     metrics.recordRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode);

@@ -49,7 +49,7 @@ export class ManagedDirectory {
   /** Deletes the entry `name` and everything under it; returns the bytes freed. */
   async delete(name: string): Promise<number> {
     if (name === '.' || name === '..' || /[/\\\0]/.test(name) || name.trim() === '') {
-      throw new ApiError('unsafe_path', `Refusing to delete ${JSON.stringify(name)}: give the name of an entry of ${this.directory}, not a path`, { param: 'model_name' });
+      throw new ApiError('unsafe_path', `Refusing to delete ${JSON.stringify(name)}: give the name of an entry, not a path`, { param: 'model_name' });
     }
     const path = join(this.directory, name);
     const stats = await lstat(path).catch((error: NodeJS.ErrnoException) => {
@@ -58,12 +58,12 @@ export class ManagedDirectory {
     });
     if (stats === null) throw new ApiError('entry_not_found', `No ${this.#label} named ${name}`);
     if (stats.isSymbolicLink()) {
-      throw new ApiError('unsafe_path', `Refusing to delete ${name}: it is a symbolic link, and svc deletes only real entries of ${this.directory}`, { param: 'model_name' });
+      throw new ApiError('unsafe_path', `Refusing to delete ${name}: it is a symbolic link, and svc deletes only real entries of its own directory`, { param: 'model_name' });
     }
     const root = await realpath(this.directory);
     const resolved = await realpath(path);
     if (!resolved.startsWith(root + sep)) {
-      throw new ApiError('unsafe_path', `Refusing to delete ${name}: it resolves outside ${this.directory}`, { param: 'model_name' });
+      throw new ApiError('unsafe_path', `Refusing to delete ${name}: it resolves outside its directory`, { param: 'model_name' });
     }
     const freed = await sizeOf(resolved);
     // rm removes symbolic links inside the tree, never what they point to.
