@@ -1083,10 +1083,10 @@ export type components = {
             model: string;
             input: string | string[];
             /**
-             * @description Only `float` is produced by the built-in engine.
+             * @description `float` (default): arrays of numbers; `base64`: little-endian float32 bytes, base64-encoded (what the `openai` package asks for).
              * @enum {string}
              */
-            encoding_format?: "float";
+            encoding_format?: "float" | "base64";
         } & {
             [key: string]: unknown;
         };
@@ -1144,7 +1144,7 @@ export type components = {
                 /** @constant */
                 object: "embedding";
                 index: number;
-                embedding: number[];
+                embedding: number[] | string;
             } & {
                 [key: string]: unknown;
             })[];

@@ -107,6 +107,13 @@ export function hashEmbedding(text: string, dimensions: number): number[] {
   return values.map((v) => v / norm);
 }
 
+/** Little-endian float32 bytes, base64-encoded (OpenAI's `encoding_format: base64`). */
+function toBase64Float32(vector: number[]): string {
+  const bytes = Buffer.alloc(vector.length * 4);
+  vector.forEach((value, i) => bytes.writeFloatLE(value, i * 4));
+  return bytes.toString('base64');
+}
+
 /** Embeddings of every input. */
 export function builtinEmbeddings(model: ModelRecord, request: EmbeddingRequest): components['schemas']['EmbeddingList'] {
   const inputs = Array.isArray(request.input) ? request.input : [request.input];
@@ -115,7 +122,10 @@ export function builtinEmbeddings(model: ModelRecord, request: EmbeddingRequest)
   return {
     object: 'list',
     model: model.uid,
-    data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: hashEmbedding(text, dimensions) })),
+    data: inputs.map((text, index) => {
+      const vector = hashEmbedding(text, dimensions);
+      return { object: 'embedding', index, embedding: request.encoding_format === 'base64' ? toBase64Float32(vector) : vector };
+    }),
     usage: { prompt_tokens: tokens, total_tokens: tokens },
   };
 }
