@@ -1,0 +1,9 @@
+/**
+ * A fake OpenAI-compatible upstream in its own process (so it does not share the benchmark's event
+ * loop with the load generator). Prints `upstream listening on <baseUrl>` and runs until killed.
+ */
+import { startFakeUpstream } from '@svc/server/testing';
+
+const upstream = await startFakeUpstream({ record: false });
+process.stdout.write(`upstream listening on ${upstream.baseUrl}\n`);
+process.once('SIGTERM', () => void upstream.close().then(() => process.exit(0)));
