@@ -97,7 +97,7 @@ export class ModelService {
       };
     }
     this.#storage.transaction(() => {
-      if (this.#storage.models.findByUid(uid) !== null) {
+      if (this.#storage.models.findByUid(uid, { fresh: true }) !== null) {
         throw new ApiError('model_uid_taken', `A model with uid ${uid} is already running; stop it or choose another model_uid`, { param: 'model_uid' });
       }
       this.#storage.models.insert(model);
@@ -108,7 +108,7 @@ export class ModelService {
   /** Stops (forgets) a running model the caller may use. */
   stop(principal: Principal, uid: string): ModelRecord {
     const model = this.get(principal, uid);
-    this.#storage.models.delete(uid);
+    if (!this.#storage.models.delete(uid)) throw new ApiError('model_not_found', `Model not found: ${uid}`);
     return model;
   }
 

@@ -6,9 +6,8 @@
  * 502 `upstream_unreachable`, no answer (or no next chunk) within the time-out → 504
  * `upstream_timeout`. The upstream API key is sent, never logged.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { PassThrough, type Readable } from 'node:stream';
+import { Agent, errors, request } from 'undici';
 import { ApiError, errorBody } from '../errors.js';
 
 /** One call to an upstream. */
@@ -34,127 +33,92 @@ const ERROR_BODY_LIMIT = 16 * 1024;
 /** The largest plain answer accepted from an upstream. */
 const BODY_LIMIT = 64 * 1024 * 1024;
 
-class UpstreamTimeout extends Error {}
-
-/** Forwards requests to upstream servers. One per svc server; its agents keep connections open. */
+/** Forwards requests to upstream servers (undici, keep-alive connections). One per svc server. */
 export class UpstreamEngine {
   readonly #timeoutMs: number;
-  readonly #httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 1024 });
-  readonly #httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 1024 });
+  readonly #agent: Agent;
 
   /** @param timeoutMs - how long the upstream may take to start answering, or between two chunks. */
   constructor(timeoutMs: number) {
     this.#timeoutMs = timeoutMs;
+    this.#agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 30_000, connectTimeout: Math.min(timeoutMs, 10_000) });
   }
 
   /** Sends the call and resolves to the upstream's success answer. */
-  call(call: UpstreamCall): Promise<UpstreamReply> {
+  async call(call: UpstreamCall): Promise<UpstreamReply> {
     const url = new URL(call.baseUrl + call.path);
-    const payload = Buffer.from(JSON.stringify(call.body));
-    const headers: Record<string, string | number> = {
+    const headers: Record<string, string> = {
       'content-type': 'application/json',
-      'content-length': payload.length,
       accept: call.stream ? 'text/event-stream' : 'application/json',
     };
     if (call.apiKey !== null) headers['authorization'] = `Bearer ${call.apiKey}`;
-    const secure = url.protocol === 'https:';
-    return new Promise<UpstreamReply>((resolve, reject) => {
-      const request = (secure ? httpsRequest : httpRequest)(url, { method: 'POST', headers, agent: secure ? this.#httpsAgent : this.#httpAgent });
-      let timer: NodeJS.Timeout | undefined = setTimeout(() => request.destroy(new UpstreamTimeout()), this.#timeoutMs);
-      const settle = () => {
-        if (timer !== undefined) clearTimeout(timer);
-        timer = undefined;
-      };
-      const onAbort = () => request.destroy(new Error('caller went away'));
-      call.signal?.addEventListener('abort', onAbort, { once: true });
-      request.once('close', () => call.signal?.removeEventListener('abort', onAbort));
-      request.on('error', (error) => {
-        settle();
-        reject(this.#connectionError(error, url));
+    let response: Awaited<ReturnType<typeof request>>;
+    try {
+      response = await request(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(call.body),
+        dispatcher: this.#agent,
+        ...(call.signal === undefined ? {} : { signal: call.signal }),
       });
-      request.on('response', (response) => {
-        const status = response.statusCode ?? 502;
-        const contentType = response.headers['content-type'] ?? (call.stream ? 'text/event-stream' : 'application/json');
-        if (status >= 400) {
-          readLimited(response, ERROR_BODY_LIMIT, () => timer?.refresh()).then(
-            (body) => {
-              settle();
-              reject(upstreamStatusError(status, body));
-            },
-            (error: unknown) => {
-              settle();
-              reject(this.#connectionError(error as Error, url));
-            },
-          );
-          return;
-        }
-        if (!call.stream) {
-          readLimited(response, BODY_LIMIT, () => timer?.refresh()).then(
-            (body) => {
-              settle();
-              resolve({ kind: 'body', status, contentType, body });
-            },
-            (error: unknown) => {
-              settle();
-              reject(this.#connectionError(error as Error, url));
-            },
-          );
-          return;
-        }
-        settle();
-        resolve({ kind: 'stream', status, contentType, stream: this.#passThrough(response) });
-      });
-      request.end(payload);
-    });
+    } catch (error) {
+      throw this.#failure(error, url);
+    }
+    const status = response.statusCode;
+    const contentType = headerValue(response.headers['content-type']) ?? (call.stream ? 'text/event-stream' : 'application/json');
+    try {
+      if (status >= 400) throw upstreamStatusError(status, await readLimited(response.body, ERROR_BODY_LIMIT));
+      if (!call.stream) return { kind: 'body', status, contentType, body: await readLimited(response.body, BODY_LIMIT) };
+    } catch (error) {
+      response.body.destroy();
+      throw this.#failure(error, url);
+    }
+    return { kind: 'stream', status, contentType, stream: this.#passThrough(response.body) };
   }
 
   /** Closes the kept-alive connections. */
   close(): void {
-    this.#httpAgent.destroy();
-    this.#httpsAgent.destroy();
+    void this.#agent.close();
   }
 
   /** The upstream's stream, chunk by chunk; a stall or a broken connection ends it with an error event. */
-  #passThrough(response: IncomingMessage): Readable {
+  #passThrough(body: Readable): Readable {
     const output = new PassThrough();
     let ended = false;
-    const fail = (error: ApiError) => {
-      if (ended) return;
-      ended = true;
-      clearTimeout(idle);
-      response.destroy();
-      output.end(`data: ${JSON.stringify(errorBody(error.code, error.message))}\n\n`);
-    };
-    const idle = setTimeout(() => fail(timeoutError(this.#timeoutMs)), this.#timeoutMs);
-    response.on('data', (chunk: Buffer) => {
-      idle.refresh();
-      if (!output.write(chunk)) response.pause();
+    body.on('data', (chunk: Buffer) => {
+      if (!output.write(chunk)) body.pause();
     });
-    output.on('drain', () => response.resume());
-    response.on('end', () => {
-      if (ended) return;
+    output.on('drain', () => body.resume());
+    body.once('end', () => {
       ended = true;
-      clearTimeout(idle);
       output.end();
     });
-    response.on('error', () => fail(new ApiError('upstream_error', 'The upstream model server broke off the stream')));
-    response.on('aborted', () => fail(new ApiError('upstream_error', 'The upstream model server broke off the stream')));
-    output.on('close', () => {
-      clearTimeout(idle);
-      if (!response.complete) response.destroy();
+    body.once('error', (error) => {
+      if (ended) return;
+      ended = true;
+      const failure = error instanceof errors.BodyTimeoutError ? timeoutError(this.#timeoutMs) : new ApiError('upstream_error', 'The upstream model server broke off the stream');
+      output.end(`data: ${JSON.stringify(errorBody(failure.code, failure.message))}\n\n`);
+    });
+    output.once('close', () => {
+      if (!ended) body.destroy();
     });
     return output;
   }
 
-  #connectionError(error: Error, url: URL): ApiError {
+  #failure(error: unknown, url: URL): ApiError {
     if (error instanceof ApiError) return error;
-    if (error instanceof UpstreamTimeout) return timeoutError(this.#timeoutMs);
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== undefined && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT'].includes(code)) {
+    if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) return timeoutError(this.#timeoutMs);
+    if (error instanceof errors.ConnectTimeoutError) return new ApiError('upstream_unreachable', `The upstream model server at ${url.origin} cannot be reached (connect timeout)`);
+    const code = (error as NodeJS.ErrnoException).code ?? ((error as { cause?: NodeJS.ErrnoException }).cause?.code);
+    if (code !== undefined && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'].includes(code)) {
       return new ApiError('upstream_unreachable', `The upstream model server at ${url.origin} cannot be reached (${code})`);
     }
-    return new ApiError('upstream_error', `The upstream model server at ${url.origin} failed: ${error.message}`);
+    return new ApiError('upstream_error', `The upstream model server at ${url.origin} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function timeoutError(timeoutMs: number): ApiError {
@@ -187,22 +151,13 @@ function truncate(text: string): string {
   return oneLine.length > 300 ? `${oneLine.slice(0, 300)}…` : oneLine;
 }
 
-function readLimited(response: IncomingMessage, limit: number, onChunk: () => void): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    response.on('data', (chunk: Buffer) => {
-      onChunk();
-      size += chunk.length;
-      if (size > limit) {
-        response.destroy();
-        reject(new ApiError('upstream_error', `The upstream model server's answer exceeds ${limit} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    response.on('end', () => resolve(Buffer.concat(chunks)));
-    response.on('error', reject);
-    response.on('aborted', () => reject(new Error('the upstream broke off its answer')));
-  });
+async function readLimited(body: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new ApiError('upstream_error', `The upstream model server's answer exceeds ${limit} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }

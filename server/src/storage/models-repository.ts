@@ -1,10 +1,15 @@
 /**
- * Launched models. The only module that writes SQL for the `models` table. Nothing is cached: every
- * process reads the table, so a model launched or stopped by one process is seen by all.
+ * Launched models. The only module that writes SQL for the `models` table. Lookups by uid (one per
+ * inference request) are cached until the change tracker says the database changed, so a model
+ * launched or stopped by any process is seen by every process on its next request.
  */
 import type { Statement } from 'better-sqlite3';
 import type { components } from '../generated/openapi.js';
+import type { ChangeTracker } from './change-tracker.js';
 import type { Database } from './database.js';
+
+/** The most uids the lookup cache holds before it starts over. */
+const CACHE_LIMIT = 10_000;
 
 /** The kind of model. */
 export type ModelType = components['schemas']['ModelType'];
@@ -53,13 +58,17 @@ interface ModelRow {
 
 /** Reads and writes launched models. */
 export class ModelsRepository {
+  readonly #tracker: ChangeTracker;
+  readonly #cache = new Map<string, ModelRecord | null>();
+  #cacheEpoch = -1;
   readonly #byUid: Statement<[string], ModelRow>;
   readonly #all: Statement<[], ModelRow>;
   readonly #countByFamily: Statement<[string, string], number>;
   readonly #insert: Statement<[ModelRow]>;
   readonly #delete: Statement<[string]>;
 
-  constructor(db: Database) {
+  constructor(db: Database, tracker: ChangeTracker) {
+    this.#tracker = tracker;
     this.#byUid = db.prepare('SELECT * FROM models WHERE uid = ?');
     this.#all = db.prepare('SELECT * FROM models ORDER BY created_at, uid');
     this.#countByFamily = db.prepare<[string, string], number>('SELECT count(*) FROM models WHERE model_type = ? AND model_name = ?').pluck();
@@ -72,7 +81,26 @@ export class ModelsRepository {
     this.#delete = db.prepare('DELETE FROM models WHERE uid = ?');
   }
 
-  findByUid(uid: string): ModelRecord | null {
+  /**
+   * The model `uid`, from the cache while nothing changed. Records are shared: do not mutate them.
+   *
+   * @param options.fresh - read the table whatever the cache holds (inside a write transaction).
+   */
+  findByUid(uid: string, options: { fresh?: boolean } = {}): ModelRecord | null {
+    if (options.fresh === true) return this.#read(uid);
+    const epoch = this.#tracker.epoch();
+    if (epoch !== this.#cacheEpoch || this.#cache.size >= CACHE_LIMIT) {
+      this.#cache.clear();
+      this.#cacheEpoch = epoch;
+    }
+    const cached = this.#cache.get(uid);
+    if (cached !== undefined) return cached;
+    const record = this.#read(uid);
+    this.#cache.set(uid, record);
+    return record;
+  }
+
+  #read(uid: string): ModelRecord | null {
     const row = this.#byUid.get(uid);
     return row === undefined ? null : toRecord(row);
   }
@@ -104,11 +132,14 @@ export class ModelsRepository {
       launched_by: model.launchedBy,
       created_at: model.createdAt,
     });
+    this.#tracker.markChanged();
   }
 
   /** Forgets a model; true when it existed. */
   delete(uid: string): boolean {
-    return this.#delete.run(uid).changes > 0;
+    const deleted = this.#delete.run(uid).changes > 0;
+    this.#tracker.markChanged();
+    return deleted;
   }
 }
 

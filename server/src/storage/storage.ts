@@ -26,7 +26,7 @@ export class Storage {
     this.users = new UsersRepository(db, this.tracker);
     this.apiKeys = new ApiKeysRepository(db, this.tracker);
     this.sessions = new RefreshSessionsRepository(db);
-    this.models = new ModelsRepository(db);
+    this.models = new ModelsRepository(db, this.tracker);
     this.modelFamilies = new ModelFamiliesRepository(db);
   }
 

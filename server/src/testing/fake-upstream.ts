@@ -23,6 +23,8 @@ export interface FakeUpstream {
   readonly received: ReceivedRequest[];
   /** Whether requests are kept in {@link FakeUpstream.received}. */
   readonly record: boolean;
+  /** Milliseconds every answer waits before it starts, like a model computing. */
+  delayMs: number;
   mode: FakeUpstreamMode;
   close(): Promise<void>;
 }
@@ -101,13 +103,15 @@ function handle(fake: FakeUpstream, request: IncomingMessage, response: ServerRe
  * Starts a fake OpenAI-compatible upstream on 127.0.0.1, port 0.
  *
  * @param options.record - keep every request in `received`. @default true (false for benchmarks)
+ * @param options.delayMs - wait this long before answering (a model's compute time). @default 0
  */
-export async function startFakeUpstream(options: { record?: boolean } = {}): Promise<FakeUpstream> {
+export async function startFakeUpstream(options: { record?: boolean; delayMs?: number } = {}): Promise<FakeUpstream> {
   const sockets = new Set<import('node:net').Socket>();
   const fake: FakeUpstream = {
     baseUrl: '',
     received: [],
     record: options.record ?? true,
+    delayMs: options.delayMs ?? 0,
     mode: { kind: 'ok' },
     close: async () => {
       for (const socket of sockets) socket.destroy();
@@ -117,7 +121,11 @@ export async function startFakeUpstream(options: { record?: boolean } = {}): Pro
   const server = createServer({ keepAlive: true }, (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => handle(fake, request, response, Buffer.concat(chunks).toString('utf8')));
+    request.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      if (fake.delayMs > 0) setTimeout(() => handle(fake, request, response, raw), fake.delayMs);
+      else handle(fake, request, response, raw);
+    });
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
