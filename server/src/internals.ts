@@ -11,3 +11,8 @@ export type { Database } from './storage/database.js';
 export { apiKeyDigest, apiKeyDigestBase64, apiKeyShape, apiKeyDisplayPrefix, generateApiKey, type ApiKeyShape } from './crypto/api-key-format.js';
 export { KeyEncryption, type DecryptFailure } from './crypto/key-encryption.js';
 export { hashPassword, verifyPassword } from './crypto/passwords.js';
+export { ModelsRepository, type ModelRecord, type ModelType, type ModelAbility, type ModelEngine, type StoredUpstream } from './storage/models-repository.js';
+export { ModelFamiliesRepository, type ModelFamilyRecord } from './storage/model-families-repository.js';
+export { describeModel, mayUseModel, type ModelDescription } from './models/model-access.js';
+export { ServerMetrics, type BanKind } from './observability/metrics.js';
+export { LogRedactor, LogBuffer, LogSink, type LogLine, type LogLevel } from './observability/log-buffer.js';
