@@ -14,5 +14,7 @@ export { hashPassword, verifyPassword } from './crypto/passwords.js';
 export { ModelsRepository, type ModelRecord, type ModelType, type ModelAbility, type ModelEngine, type StoredUpstream } from './storage/models-repository.js';
 export { ModelFamiliesRepository, type ModelFamilyRecord } from './storage/model-families-repository.js';
 export { describeModel, mayUseModel, type ModelDescription } from './models/model-access.js';
+export type { Principal } from './auth/principal.js';
+export type { PermissionSet } from './auth/permissions.js';
 export { ServerMetrics, type BanKind } from './observability/metrics.js';
 export { LogRedactor, LogBuffer, LogSink, type LogLine, type LogLevel } from './observability/log-buffer.js';
