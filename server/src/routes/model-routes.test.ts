@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { assertError, contractClient, createKey, createUser, setupAdmin, startServerProcess, useServerWithAdmin, withTempHome, type LoggedInUser } from '../testing/index.js';
+import { assertError, contractClient, createKey, createUser, setupAdmin, startServerProcess, useServer, useServerWithAdmin, withTempHome, type LoggedInUser } from '../testing/index.js';
 
 describe('model routes: launch, list, get, stop', () => {
   const ctx = useServerWithAdmin();
@@ -214,5 +214,17 @@ describe('models and families persist across a restart', () => {
         await secondProcess.stop();
       }
     });
+  });
+});
+
+describe('model routes with authentication switched off (SVC_AUTH_ADVANCED=false)', () => {
+  const ctx = useServer({ env: { SVC_AUTH_ADVANCED: 'false' } });
+
+  it('launches, lists and chats without credentials', async () => {
+    const launched = await ctx.server.request('POST', '/v1/models', { body: { model_uid: 'open', model_name: 'echo' } });
+    assert.equal(launched.status, 201, launched.text);
+    assert.deepEqual((await ctx.server.request('GET', '/v1/models')).body.data.map((m: { id: string }) => m.id), ['open']);
+    const chat = await ctx.server.request('POST', '/v1/chat/completions', { body: { model: 'open', messages: [{ role: 'user', content: 'hi' }] } });
+    assert.equal(chat.body.choices[0].message.content, 'hi');
   });
 });
