@@ -24,7 +24,7 @@ if (major !== 3 || minor < 9) {
  * The suite folders under python/. `tests_models` (the model routes) joins once the server has them
  * (issue 4).
  */
-const suites = ['tests'];
+const suites = ['tests', 'tests_models'];
 const pythonPath = [join(root, 'python', 'src'), join(root, 'python'), process.env.PYTHONPATH].filter(Boolean).join(delimiter);
 console.log(`run-python-tests: Python ${version}`);
 let failed = false;

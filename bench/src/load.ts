@@ -25,10 +25,18 @@ function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-/** Sends GET `url` with `headers` over `connections` for `seconds`, measuring the server `pid`. */
-export async function measure(url: string, headers: Record<string, string>, pid: number, seconds: number, connections = 32): Promise<LoadResult> {
+/** A request other than a plain GET. */
+export interface RequestShape {
+  method: 'POST' | 'PUT';
+  /** A JSON body (sent with `content-type: application/json`). */
+  body: string;
+}
+
+/** Sends GET `url` (or `request`) with `headers` over `connections` for `seconds`, measuring the server `pid`. */
+export async function measure(url: string, headers: Record<string, string>, pid: number, seconds: number, connections = 32, request?: RequestShape): Promise<LoadResult> {
   const before = cpuTicks(pid);
-  const result = await autocannon({ url, headers, connections, duration: seconds, pipelining: 1 });
+  const shape = request === undefined ? {} : { method: request.method, body: request.body, headers: { ...headers, 'content-type': 'application/json' } };
+  const result = await autocannon({ url, headers, connections, duration: seconds, pipelining: 1, ...shape });
   const cpuSeconds = (cpuTicks(pid) - before) / CLOCK_TICKS_PER_SECOND;
   const total = result.requests.total;
   return {

@@ -6,6 +6,7 @@ import { benchmarkAuthOverhead } from './auth-overhead.js';
 import { measureBundleSize } from './bundle-size.js';
 import { benchmarkKeyLookup } from './key-lookup-scaling.js';
 import { benchmarkSdkOverhead } from './sdk-overhead.js';
+import { benchmarkUpstreamOverhead } from './upstream-overhead.js';
 
 const seconds = Number(process.env['SVC_BENCH_SECONDS'] ?? 8);
 const rounds = Number(process.env['SVC_BENCH_ROUNDS'] ?? 2);
@@ -51,3 +52,23 @@ console.log(`\nBrowser bundle of @svc/sdk (esbuild: bundle, minify, ESM, platfor
 console.log(`minified ${kB(size.minified)}, min+gzip ${kB(size.minifiedGzip)}   (goal <= 12 kB min+gzip, excluding generated types)`);
 console.log(`generated types (generated/openapi.ts): ${format(size.generatedTypesMinified)} B in the bundle (type-only, erased); generated runtime data: ${format(size.generatedRuntimeMinified)} B min`);
 console.log(`openapi-fetch: ${kB(size.openapiFetchMinified)} min (${percent(size.openapiFetchMinified, size.minified)} of the minified bundle); without it the bundle is ${kB(size.withoutOpenapiFetchGzip)} min+gzip, so it accounts for ${kB(size.minifiedGzip - size.withoutOpenapiFetchGzip)} of the min+gzip size`);
+
+const upstreamCalls = Number(process.env['SVC_BENCH_UPSTREAM_CALLS'] ?? 2000);
+const upstreamDelays = (process.env['SVC_BENCH_UPSTREAM_DELAYS_MS'] ?? '20,0').split(',').map(Number);
+for (const delayMs of upstreamDelays) {
+  console.log(
+    `\nChat completions through svc's upstream engine (API key) vs straight to the same local upstream (its answers take ${delayMs} ms): ` +
+      `${rounds} alternating rounds of ${seconds} s at 32 connections, then ${format(upstreamCalls)} sequential calls to an instant upstream (best round kept)`,
+  );
+  const upstream = await benchmarkUpstreamOverhead({ seconds, rounds, calls: upstreamCalls, delayMs });
+  console.log('scenario             req/s    p50 µs    p99 µs');
+  for (const [name, load, latency] of [
+    ['(a) direct', upstream.direct, upstream.directLatency],
+    ['(b) through svc', upstream.viaSvc, upstream.viaSvcLatency],
+  ] as const) {
+    console.log(`${name.padEnd(18)} ${format(load.requestsPerSecond).padStart(7)}   ${format(latency.p50).padStart(7)}   ${format(latency.p99).padStart(7)}`);
+  }
+  const goal = delayMs > 0 ? '(goal >= 0.9)' : '(no goal: the upstream does no work, so this is svc\'s own per-request cost against a bare HTTP answer)';
+  console.log(`throughput b/a = ${ratio(upstream.viaSvc.requestsPerSecond, upstream.direct.requestsPerSecond)}   ${goal}`);
+  console.log(`added latency p50 = ${format((upstream.viaSvcLatency.p50 - upstream.directLatency.p50) / 1000, 3)} ms (goal < 1 ms), p99 = ${format((upstream.viaSvcLatency.p99 - upstream.directLatency.p99) / 1000, 3)} ms`);
+}

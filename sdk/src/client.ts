@@ -10,6 +10,9 @@ import type { paths } from './generated/openapi.js';
 import type { Api } from './resources/api.js';
 import { AuthResource } from './resources/auth.js';
 import { HealthResource } from './resources/health.js';
+import { InferenceResource } from './resources/inference.js';
+import { ModelRegistrationsResource, ModelsResource } from './resources/models.js';
+import { CacheResource, ClusterResource, MonitoringResource, VirtualenvsResource } from './resources/operations.js';
 import { KeysResource } from './resources/keys.js';
 import { SetupResource } from './resources/setup.js';
 import { UsersResource } from './resources/users.js';
@@ -70,6 +73,20 @@ export class Client {
   readonly auth: AuthResource;
   readonly users: UsersResource;
   readonly keys: KeysResource;
+  /** Running models: list, get, launch, stop. */
+  readonly models: ModelsResource;
+  /** Model families: list, register, unregister. */
+  readonly modelRegistrations: ModelRegistrationsResource;
+  /** Chat completions, completions and embeddings (streamed or not). */
+  readonly inference: InferenceResource;
+  /** The server's model cache. */
+  readonly cache: CacheResource;
+  /** The server's per-model virtual environments. */
+  readonly virtualenvs: VirtualenvsResource;
+  /** The server's recent log lines. */
+  readonly cluster: ClusterResource;
+  /** Prometheus metrics. */
+  readonly monitoring: MonitoringResource;
   readonly #session: Session;
 
   constructor(options: ClientOptions = {}) {
@@ -91,6 +108,13 @@ export class Client {
     this.auth = new AuthResource(api, (pair) => this.#session.adopt(pair));
     this.users = new UsersResource(api);
     this.keys = new KeysResource(api);
+    this.models = new ModelsResource(api);
+    this.modelRegistrations = new ModelRegistrationsResource(api);
+    this.inference = new InferenceResource(api);
+    this.cache = new CacheResource(api);
+    this.virtualenvs = new VirtualenvsResource(api);
+    this.cluster = new ClusterResource(api);
+    this.monitoring = new MonitoringResource(api);
   }
 
   /** Logs in; every later call carries the access token, refreshed automatically. */

@@ -26,3 +26,6 @@ export type { SetupResource } from './resources/setup.js';
 export type { AuthResource } from './resources/auth.js';
 export type { UsersResource } from './resources/users.js';
 export type { KeysResource } from './resources/keys.js';
+export type { ModelsResource, ModelRegistrationsResource } from './resources/models.js';
+export type { InferenceResource } from './resources/inference.js';
+export type { CacheResource, VirtualenvsResource, ClusterResource, MonitoringResource } from './resources/operations.js';

@@ -26,3 +26,43 @@ export type ModelPermission = Schemas['ModelPermission'];
 export type RevealedKey = Schemas['RevealedKey'];
 export type ServiceStatus = Schemas['ServiceStatus'];
 export type ClusterAuth = Schemas['ClusterAuth'];
+export type Model = Schemas['Model'];
+export type ModelList = Schemas['ModelList'];
+export type ModelLaunch = Schemas['ModelLaunch'];
+export type ModelType = Schemas['ModelType'];
+export type ModelAbility = Schemas['ModelAbility'];
+export type ModelEngine = Schemas['ModelEngine'];
+export type ModelFamilyDefinition = Schemas['ModelFamilyDefinition'];
+export type ModelRegistration = Schemas['ModelRegistration'];
+export type ChatMessage = Schemas['ChatMessage'];
+export type ChatCompletionRequest = Schemas['ChatCompletionRequest'];
+export type ChatCompletion = Schemas['ChatCompletion'];
+export type CompletionRequest = Schemas['CompletionRequest'];
+export type Completion = Schemas['Completion'];
+export type EmbeddingRequest = Schemas['EmbeddingRequest'];
+export type EmbeddingList = Schemas['EmbeddingList'];
+export type DirectoryListing = Schemas['DirectoryListing'];
+export type DirectoryEntry = Schemas['DirectoryEntry'];
+export type DeletedEntry = Schemas['DeletedEntry'];
+export type LogLines = Schemas['LogLines'];
+export type LogLine = Schemas['LogLines']['lines'][number];
+
+/** One chunk of a streamed chat completion (OpenAI's `chat.completion.chunk`). */
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: { index: number; delta: { role?: string; content?: string | null; [field: string]: unknown }; finish_reason: string | null }[];
+  [field: string]: unknown;
+}
+
+/** One chunk of a streamed text completion. */
+export interface CompletionChunk {
+  id: string;
+  object: 'text_completion';
+  created: number;
+  model: string;
+  choices: { index: number; text: string; finish_reason: string | null }[];
+  [field: string]: unknown;
+}

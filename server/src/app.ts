@@ -3,7 +3,7 @@
  * contract's operations. `buildApp` never listens; `bin/svc-local` does.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Authenticator } from './auth/authenticator.js';
 import { holdsAny, type Permission } from './auth/permissions.js';
 import { anonymousPrincipal, type Principal } from './auth/principal.js';
@@ -22,7 +22,17 @@ import { keyHandlers } from './routes/key-routes.js';
 import { setupHandlers } from './routes/setup-routes.js';
 import { userHandlers } from './routes/user-routes.js';
 import { resolveSecret } from './secrets.js';
+import { FamilyDefinitionParser } from './models/family-definition.js';
+import { InferenceService } from './models/inference-service.js';
+import { ModelService } from './models/model-service.js';
+import { UpstreamEngine } from './models/upstream-engine.js';
+import { LogSink } from './observability/log-buffer.js';
+import { ServerMetrics } from './observability/metrics.js';
+import { inferenceHandlers } from './routes/inference-routes.js';
+import { modelHandlers } from './routes/model-routes.js';
+import { operationsHandlers } from './routes/operations-routes.js';
 import { KeyService } from './services/key-service.js';
+import { ManagedDirectory } from './services/managed-directory.js';
 import { SessionService } from './services/session-service.js';
 import type { Services } from './services/services.js';
 import { UserService } from './services/user-service.js';
@@ -36,13 +46,34 @@ declare module 'fastify' {
 
 /** Options that are not configuration: how the process around the app wants it built. */
 export interface AppOptions {
-  /** Fastify's logger option. @default false */
-  logger?: FastifyServerOptions['logger'];
+  /**
+   * Where log lines also go besides the in-memory buffer of `/v1/cluster/logs`: `{ level }` echoes
+   * them (redacted) to stdout at that level; false keeps them in the buffer only, at `info`. @default false
+   */
+  logger?: false | true | { level?: string };
+  /** Collect the process's own metrics (CPU, memory, event loop) into `/metrics`. @default true */
+  processMetrics?: boolean;
 }
 
 /** Query parameters that would carry a credential; refused so secrets never sit in URLs or logs. */
 const credentialQueryParameters = ['access_token', 'api_key', 'apikey', 'token', 'refresh_token', 'jwt'];
 const BODY_LIMIT_BYTES = 64 * 1024;
+/** How much of an oversize body is read and discarded before answering 413 (beyond it the connection is cut). */
+const OVERSIZE_DISCARD_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** Reads and drops the rest of a request body; resolves when it ended or the connection was cut. */
+function discardBody(raw: FastifyRequest['raw'], limit: number): Promise<void> {
+  return new Promise((resolve) => {
+    let received = 0;
+    raw.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) raw.destroy();
+    });
+    raw.once('end', () => resolve());
+    raw.once('close', () => resolve());
+    raw.once('error', () => resolve());
+  });
+}
 
 /** The caller of a public route while authentication is on: nobody, holding nothing. */
 const unauthenticated: Principal = Object.freeze({ authType: 'none', user: null, apiKey: null, permissions: new Set<Permission>() });
@@ -55,10 +86,13 @@ const unauthenticated: Principal = Object.freeze({ authType: 'none', user: null,
  */
 export async function buildApp(config: ServerConfig, options: AppOptions = {}): Promise<FastifyInstance> {
   const storage = Storage.open(config.databasePath);
+  const echo = options.logger !== undefined && options.logger !== false;
+  const logSink = new LogSink({ echo: echo ? process.stdout : null });
+  const level = typeof options.logger === 'object' ? (options.logger.level ?? 'info') : 'info';
   try {
-    const services = createServices(config, storage);
+    const services = createServices(config, storage, logSink, options);
     const app = Fastify({
-      logger: options.logger ?? false,
+      logger: { level, stream: logSink },
       bodyLimit: BODY_LIMIT_BYTES,
       // Per-request log lines are off: the audit trail records requests, the log records faults.
       logController: new LogController({ disableRequestLogging: true }),
@@ -74,9 +108,12 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     });
     app.decorateRequest('principal', null);
     app.removeContentTypeParser('text/plain');
-    registerErrorHandling(app);
+    registerErrorHandling(app, services.metrics);
     registerRoutes(app, services, new Authenticator(storage, services.accessTokens));
-    app.addHook('onClose', () => storage.close());
+    app.addHook('onClose', () => {
+      services.upstream.close();
+      storage.close();
+    });
     await app.ready();
     return app;
   } catch (error) {
@@ -85,7 +122,12 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   }
 }
 
-function createServices(config: ServerConfig, storage: Storage): Services & { accessTokens: AccessTokens } {
+function createServices(
+  config: ServerConfig,
+  storage: Storage,
+  logSink: LogSink,
+  options: AppOptions,
+): Services & { accessTokens: AccessTokens; upstream: UpstreamEngine } {
   const jwtSecret = resolveSecret(config.jwtSecret, { label: 'JWT signing secret', mayGenerate: true });
   const storedKeys = storage.apiKeys.count();
   const encryptionSecret = resolveSecret(config.encryptionKey, {
@@ -98,21 +140,43 @@ function createServices(config: ServerConfig, storage: Storage): Services & { ac
   if (jwtSecret === encryptionSecret) {
     throw new ConfigError('the JWT signing secret and the API key encryption key must differ');
   }
+  logSink.redactor.addSecret(jwtSecret);
+  logSink.redactor.addSecret(encryptionSecret);
   const accessTokens = new AccessTokens(jwtSecret, config.accessTokenTtlSeconds);
+  const encryption = new KeyEncryption(encryptionSecret);
+  const models = new ModelService(storage, encryption, logSink.redactor);
+  const upstream = new UpstreamEngine(config.upstreamTimeoutMs);
   return {
     config,
     storage,
     accessTokens,
+    upstream,
     users: new UserService(storage, config),
     sessions: new SessionService(storage, accessTokens, config),
-    keys: new KeyService(storage, new KeyEncryption(encryptionSecret)),
+    keys: new KeyService(storage, encryption),
+    models,
+    inference: new InferenceService(models, upstream),
+    familyDefinitions: new FamilyDefinitionParser(),
+    cache: new ManagedDirectory(config.cacheDirectory, 'cache entry'),
+    virtualenvs: new ManagedDirectory(config.virtualenvDirectory, 'virtual environment'),
+    logSink,
+    metrics: new ServerMetrics({ processMetrics: options.processMetrics ?? true }),
   };
 }
 
-function registerErrorHandling(app: FastifyInstance): void {
+function registerErrorHandling(app: FastifyInstance, metrics: ServerMetrics): void {
   app.setErrorHandler((error, request, reply) => {
     const response = toErrorResponse(error, request.log);
-    return reply.code(response.status).headers(response.headers).send(response.body);
+    if (response.status === 401 || response.status === 403) metrics.recordAuthFailure(response.body.error.code);
+    const send = () => reply.code(response.status).headers(response.headers).send(response.body);
+    // An oversize body is read and discarded (up to a cap) before the 413, so a client still
+    // uploading it reads the answer instead of a broken pipe.
+    if (response.status === 413 && !request.raw.complete) return discardBody(request.raw, OVERSIZE_DISCARD_LIMIT_BYTES).then(send);
+    return send();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.recordRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode);
+    done();
   });
   app.setNotFoundHandler((_request, reply) => {
     const response = respond('not_found', 'No route matches this method and path');
@@ -135,6 +199,9 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
     ...authHandlers(services),
     ...userHandlers(services),
     ...keyHandlers(services),
+    ...modelHandlers(services),
+    ...inferenceHandlers(services),
+    ...operationsHandlers(services),
   };
   const bodyCompiler = new SchemaCompiler({ coerceTypes: false });
   const parameterCompiler = new SchemaCompiler({ coerceTypes: true });
@@ -151,6 +218,7 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
       method: spec.method,
       url: spec.routePath,
       schema,
+      ...(spec.bodyLimit === null ? {} : { bodyLimit: spec.bodyLimit }),
       onRequest: authorize(spec, services.config, authenticator),
       handler: async (request, reply) => {
         const result = await handler({
@@ -159,9 +227,11 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
           query: request.query,
           principal: request.principal ?? unauthenticated,
           request,
+          reply,
         });
         if (result.headers !== undefined) void reply.headers(result.headers);
         void reply.code(result.status);
+        if (result.raw !== undefined) return reply.send(result.raw);
         return result.status === 204 ? reply.send() : result.body;
       },
     });

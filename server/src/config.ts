@@ -31,6 +31,15 @@ export interface ServerConfig {
   jwtSecret: SecretSource;
   /** `SVC_AUTH_ENCRYPTION_KEY`, else `{home}/auth/encryption_key`. */
   encryptionKey: SecretSource;
+  /** `{home}/cache`: cached model files (`/v1/cache/models`). */
+  cacheDirectory: string;
+  /** `{home}/virtualenv`: per-model virtual environments (`/v1/virtualenvs`). */
+  virtualenvDirectory: string;
+  /**
+   * `SVC_UPSTREAM_TIMEOUT_SECONDS` in milliseconds: how long an upstream model server may take to
+   * start answering, and to send the next chunk of a stream. @default 300000
+   */
+  upstreamTimeoutMs: number;
   /** Things worth one line in the log at start-up, e.g. a removed variable that is still set. */
   warnings: string[];
 }
@@ -86,6 +95,9 @@ export function loadConfig(env: Environment = process.env): ServerConfig {
     databasePath: resolve(nonEmpty(env, 'SVC_AUTH_DB_PATH') ?? join(authDirectory, 'auth.db')),
     jwtSecret: secretSource(env, 'SVC_AUTH_JWT_SECRET_KEY', join(authDirectory, 'jwt_secret_key')),
     encryptionKey: secretSource(env, 'SVC_AUTH_ENCRYPTION_KEY', join(authDirectory, 'encryption_key')),
+    cacheDirectory: join(home, 'cache'),
+    virtualenvDirectory: join(home, 'virtualenv'),
+    upstreamTimeoutMs: parsePositiveInteger(env, 'SVC_UPSTREAM_TIMEOUT_SECONDS', 300, 24 * 60 * 60) * 1000,
     warnings: removedVariableWarnings(env),
   };
 }

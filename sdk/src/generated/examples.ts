@@ -8,6 +8,8 @@ export interface OperationExample {
   path: string;
   public: boolean;
   status: number;
+  /** The media type of the example (`application/json` when the answer has a JSON form); null without a body. */
+  contentType: string | null;
   example: unknown;
 }
 
@@ -19,6 +21,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/status",
     "public": true,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "status": "ok",
       "version": "3.0.0"
@@ -30,6 +33,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/cluster/auth",
     "public": true,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "auth": true
     }
@@ -40,6 +44,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/setup/status",
     "public": true,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "needs_setup": true,
       "initialized": false,
@@ -52,6 +57,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/setup",
     "public": true,
     "status": 201,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a4-6c1e-7a3b-9d2f-3c4e5f6a7b8c",
       "username": "admin",
@@ -71,6 +77,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/auth/login",
     "public": true,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkyIn0.c2lnbmF0dXJl",
       "refresh_token": "svc_rt_3q2-7wEvhJmM3a1n8XcBzY0kLp4uR6tD9fGhJkLmNoP",
@@ -86,6 +93,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/token",
     "public": true,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkyIn0.c2lnbmF0dXJl",
       "refresh_token": "svc_rt_3q2-7wEvhJmM3a1n8XcBzY0kLp4uR6tD9fGhJkLmNoP",
@@ -101,6 +109,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/auth/refresh",
     "public": true,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkyIn0.c2lnbmF0dXJl",
       "refresh_token": "svc_rt_3q2-7wEvhJmM3a1n8XcBzY0kLp4uR6tD9fGhJkLmNoP",
@@ -116,6 +125,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/auth/logout",
     "public": true,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "ok": true
     }
@@ -126,6 +136,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/auth/me",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a4-6c1e-7a3b-9d2f-3c4e5f6a7b8c",
       "username": "admin",
@@ -145,6 +156,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/auth/me/password",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkyIn0.c2lnbmF0dXJl",
       "refresh_token": "svc_rt_3q2-7wEvhJmM3a1n8XcBzY0kLp4uR6tD9fGhJkLmNoP",
@@ -160,6 +172,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": [
       {
         "id": "0192f7a4-6c1e-7a3b-9d2f-3c4e5f6a7b8c",
@@ -181,6 +194,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users",
     "public": false,
     "status": 201,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a",
       "username": "alice",
@@ -202,6 +216,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users/{user_id}",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a",
       "username": "alice",
@@ -223,6 +238,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users/{user_id}",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a",
       "username": "alice",
@@ -244,6 +260,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users/{user_id}",
     "public": false,
     "status": 204,
+    "contentType": null,
     "example": null
   },
   {
@@ -252,6 +269,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users/{user_id}/password",
     "public": false,
     "status": 204,
+    "contentType": null,
     "example": null
   },
   {
@@ -260,6 +278,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users/{user_id}/permissions",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "permissions": [
         "models:list",
@@ -273,6 +292,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users/{user_id}/permissions",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "permissions": [
         "models:list",
@@ -286,6 +306,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": [
       {
         "id": "0192f7a6-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
@@ -316,6 +337,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys",
     "public": false,
     "status": 201,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a6-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
       "key": "sk-svc-Xy7QpL2mN8vB4cR6tZ1wK9sD3fG5hJ0aE7uY2iO4nM6b1x3Zq9",
@@ -346,6 +368,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys/{key_id}",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a6-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
       "user_id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a",
@@ -374,6 +397,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys/{key_id}",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a6-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
       "user_id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a",
@@ -402,6 +426,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys/{key_id}",
     "public": false,
     "status": 204,
+    "contentType": null,
     "example": null
   },
   {
@@ -410,6 +435,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys/{key_id}/reveal",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a6-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
       "key": "sk-svc-Xy7QpL2mN8vB4cR6tZ1wK9sD3fG5hJ0aE7uY2iO4nM6b1x3Zq9"
@@ -421,6 +447,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys/{key_id}/permissions",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "model_permissions": [
         {
@@ -436,6 +463,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys/{key_id}/permissions",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "model_permissions": [
         {
@@ -444,5 +472,315 @@ export const operationExamples: readonly OperationExample[] = [
         }
       ]
     }
+  },
+  {
+    "operationId": "listModels",
+    "method": "GET",
+    "path": "/v1/models",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "object": "list",
+      "data": [
+        {
+          "id": "my-echo",
+          "object": "model",
+          "created": 1795255200,
+          "owned_by": "svc",
+          "model_uid": "my-echo",
+          "model_name": "echo",
+          "model_type": "LLM",
+          "model_engine": "builtin",
+          "model_ability": [
+            "chat",
+            "generate"
+          ],
+          "requires_system_message_first": false,
+          "upstream": null
+        }
+      ]
+    }
+  },
+  {
+    "operationId": "launchModel",
+    "method": "POST",
+    "path": "/v1/models",
+    "public": false,
+    "status": 201,
+    "contentType": "application/json",
+    "example": {
+      "id": "my-echo",
+      "object": "model",
+      "created": 1795255200,
+      "owned_by": "svc",
+      "model_uid": "my-echo",
+      "model_name": "echo",
+      "model_type": "LLM",
+      "model_engine": "builtin",
+      "model_ability": [
+        "chat",
+        "generate"
+      ],
+      "requires_system_message_first": false,
+      "upstream": null
+    }
+  },
+  {
+    "operationId": "getModel",
+    "method": "GET",
+    "path": "/v1/models/{model_uid}",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "id": "my-echo",
+      "object": "model",
+      "created": 1795255200,
+      "owned_by": "svc",
+      "model_uid": "my-echo",
+      "model_name": "echo",
+      "model_type": "LLM",
+      "model_engine": "builtin",
+      "model_ability": [
+        "chat",
+        "generate"
+      ],
+      "requires_system_message_first": false,
+      "upstream": null
+    }
+  },
+  {
+    "operationId": "stopModel",
+    "method": "DELETE",
+    "path": "/v1/models/{model_uid}",
+    "public": false,
+    "status": 204,
+    "contentType": null,
+    "example": null
+  },
+  {
+    "operationId": "listModelRegistrations",
+    "method": "GET",
+    "path": "/v1/model_registrations/{model_type}",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": [
+      {
+        "model_name": "echo",
+        "model_type": "LLM",
+        "model_ability": [
+          "chat",
+          "generate"
+        ],
+        "requires_system_message_first": false,
+        "dimensions": null,
+        "is_builtin": true,
+        "description": "Answers with the last user message; deterministic, no weights.",
+        "created_at": null
+      }
+    ]
+  },
+  {
+    "operationId": "registerModel",
+    "method": "POST",
+    "path": "/v1/model_registrations/{model_type}",
+    "public": false,
+    "status": 201,
+    "contentType": "application/json",
+    "example": {
+      "model_name": "my-assistant",
+      "model_type": "LLM",
+      "model_ability": [
+        "chat"
+      ],
+      "requires_system_message_first": true,
+      "dimensions": null,
+      "is_builtin": false,
+      "description": null,
+      "created_at": "2026-11-21T10:00:00.000Z"
+    }
+  },
+  {
+    "operationId": "unregisterModel",
+    "method": "DELETE",
+    "path": "/v1/model_registrations/{model_type}/{model_name}",
+    "public": false,
+    "status": 204,
+    "contentType": null,
+    "example": null
+  },
+  {
+    "operationId": "createChatCompletion",
+    "method": "POST",
+    "path": "/v1/chat/completions",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "id": "chatcmpl-0192f7a4",
+      "object": "chat.completion",
+      "created": 1795255200,
+      "model": "my-echo",
+      "choices": [
+        {
+          "index": 0,
+          "message": {
+            "role": "assistant",
+            "content": "Hello"
+          },
+          "finish_reason": "stop"
+        }
+      ],
+      "usage": {
+        "prompt_tokens": 1,
+        "completion_tokens": 1,
+        "total_tokens": 2
+      }
+    }
+  },
+  {
+    "operationId": "createCompletion",
+    "method": "POST",
+    "path": "/v1/completions",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "id": "cmpl-0192f7a4",
+      "object": "text_completion",
+      "created": 1795255200,
+      "model": "my-echo",
+      "choices": [
+        {
+          "index": 0,
+          "text": "Once upon a time",
+          "finish_reason": "stop"
+        }
+      ],
+      "usage": {
+        "prompt_tokens": 4,
+        "completion_tokens": 4,
+        "total_tokens": 8
+      }
+    }
+  },
+  {
+    "operationId": "createEmbedding",
+    "method": "POST",
+    "path": "/v1/embeddings",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "object": "list",
+      "model": "my-embedder",
+      "data": [
+        {
+          "object": "embedding",
+          "index": 0,
+          "embedding": [
+            0.12,
+            -0.4,
+            0.33
+          ]
+        }
+      ],
+      "usage": {
+        "prompt_tokens": 1,
+        "total_tokens": 1
+      }
+    }
+  },
+  {
+    "operationId": "listCachedModels",
+    "method": "GET",
+    "path": "/v1/cache/models",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "directory": "/home/svc/.svc/cache",
+      "list": [
+        {
+          "name": "qwen-chat",
+          "path": "/home/svc/.svc/cache/qwen-chat",
+          "size_bytes": 1048576,
+          "modified_at": "2026-11-21T10:00:00.000Z"
+        }
+      ]
+    }
+  },
+  {
+    "operationId": "deleteCachedModel",
+    "method": "DELETE",
+    "path": "/v1/cache/models",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "name": "qwen-chat",
+      "deleted": true,
+      "freed_bytes": 1048576
+    }
+  },
+  {
+    "operationId": "listVirtualenvs",
+    "method": "GET",
+    "path": "/v1/virtualenvs",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "directory": "/home/svc/.svc/virtualenv",
+      "list": [
+        {
+          "name": "qwen-chat",
+          "path": "/home/svc/.svc/virtualenv/qwen-chat",
+          "size_bytes": 52428800,
+          "modified_at": "2026-11-21T10:00:00.000Z"
+        }
+      ]
+    }
+  },
+  {
+    "operationId": "deleteVirtualenv",
+    "method": "DELETE",
+    "path": "/v1/virtualenvs",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "name": "qwen-chat",
+      "deleted": true,
+      "freed_bytes": 1048576
+    }
+  },
+  {
+    "operationId": "getClusterLogs",
+    "method": "GET",
+    "path": "/v1/cluster/logs",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "lines": [
+        {
+          "time": "2026-11-21T10:00:00.000Z",
+          "level": "info",
+          "message": "Server listening at http://127.0.0.1:9997"
+        }
+      ]
+    }
+  },
+  {
+    "operationId": "getMetrics",
+    "method": "GET",
+    "path": "/metrics",
+    "public": false,
+    "status": 200,
+    "contentType": "text/plain",
+    "example": "# HELP svc_http_requests_total HTTP requests answered.\n# TYPE svc_http_requests_total counter\nsvc_http_requests_total{method=\"GET\",route=\"/v1/models\",status=\"200\"} 1\n"
   }
 ];

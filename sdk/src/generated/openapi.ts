@@ -437,6 +437,273 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List running models
+         * @description The launched models the caller may use, in the OpenAI list shape. A key with
+         *     `model_permissions` sees only the models those restrictions allow.
+         */
+        get: operations["listModels"];
+        put?: never;
+        /**
+         * Launch a model
+         * @description Starts serving a model family (built-in or registered) under `model_uid` (defaults to the
+         *     family name). Engine `builtin` answers deterministically without weights; engine `upstream`
+         *     puts svc in front of an OpenAI-compatible server at `upstream_base_url`, calling it with
+         *     `upstream_api_key` (stored encrypted, never returned). A key with `model_permissions` may
+         *     only launch models it may use. The model survives a restart of the server.
+         */
+        post: operations["launchModel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/{model_uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The running model's uid. */
+                model_uid: components["parameters"]["ModelUid"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a running model
+         * @description A model the caller's key may not use answers 403 naming it.
+         */
+        get: operations["getModel"];
+        put?: never;
+        post?: never;
+        /**
+         * Stop a model
+         * @description Stops serving the model and forgets it (its upstream key included).
+         */
+        delete: operations["stopModel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/model_registrations/{model_type}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind of model. */
+                model_type: components["parameters"]["ModelTypePath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the model families of a type
+         * @description Built-in and registered families of `model_type` (`?detailed=false` is accepted and ignored).
+         *     A key with `model_permissions` sees the families whose type or name its restrictions allow.
+         */
+        get: operations["listModelRegistrations"];
+        put?: never;
+        /**
+         * Register a custom model family
+         * @description `model` is the family definition, as an object or (as the reference clients send it) a JSON
+         *     string. The path's `model_type` must match the definition's. Registered families persist.
+         */
+        post: operations["registerModel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/model_registrations/{model_type}/{model_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind of model. */
+                model_type: components["parameters"]["ModelTypePath"];
+                /** @description The family's name. */
+                model_name: components["parameters"]["ModelName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unregister a custom model family
+         * @description Built-in families cannot be unregistered (403 `builtin_model_family`); a family with running
+         *     models answers 409 `model_family_in_use` until they are stopped.
+         */
+        delete: operations["unregisterModel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Chat completion (OpenAI-compatible)
+         * @description OpenAI's chat completions. With `stream: true` the answer is server-sent events
+         *     (`data: {chunk}` lines, then `data: [DONE]`); an upstream model's stream is passed through
+         *     chunk by chunk. For families that need the system message first, a `system` message other
+         *     than `messages[0]` answers 400 naming `messages[0]`. Bodies up to 4 MiB (`x-svc-body-limit`).
+         */
+        post: operations["createChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Text completion (OpenAI-compatible)
+         * @description OpenAI's (legacy) completions, streamed with `stream: true`. Needs a model with the
+         *     `generate` ability. Bodies up to 4 MiB.
+         */
+        post: operations["createCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/embeddings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Embeddings (OpenAI-compatible)
+         * @description Needs an embedding model. Bodies up to 4 MiB.
+         */
+        post: operations["createEmbedding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cache/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List cached model files
+         * @description The entries of `{SVC_HOME}/cache`, one per model directory, with their sizes.
+         */
+        get: operations["listCachedModels"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a model's cached files
+         * @description Deletes `{SVC_HOME}/cache/{model_name}`. A name that leaves the cache directory (`..`, a
+         *     separator) or names a symbolic link answers 400 `unsafe_path`; nothing outside is touched.
+         */
+        delete: operations["deleteCachedModel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/virtualenvs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List per-model virtual environments
+         * @description The entries of `{SVC_HOME}/virtualenv`, one per model, with their sizes.
+         */
+        get: operations["listVirtualenvs"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a model's virtual environment
+         * @description Deletes `{SVC_HOME}/virtualenv/{model_name}`, refusing (400 `unsafe_path`) names that leave
+         *     the directory or name a symbolic link.
+         */
+        delete: operations["deleteVirtualenv"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cluster/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recent log lines of the server
+         * @description The newest log lines of this server process (from memory, at most 1000 kept), oldest first.
+         *     Keys, tokens and secrets are redacted before a line is kept. `logs:list` (legacy: `admin`).
+         */
+        get: operations["getClusterLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description Prometheus text exposition of this process: requests (method, route template, status),
+         *     authentication failures (reason), bans, and the process's own metrics.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -475,7 +742,7 @@ export type components = {
          * @description A stable, machine-readable error code. The same strings are exported by the SDK.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "malformed_authorization_header" | "credentials_in_query" | "unsupported_media_type" | "payload_too_large" | "request_headers_too_large" | "request_timeout" | "password_too_short" | "password_too_long" | "password_too_common" | "missing_credentials" | "invalid_credentials" | "invalid_token" | "token_expired" | "invalid_api_key" | "api_key_expired" | "api_key_disabled" | "account_disabled" | "invalid_refresh_token" | "permission_denied" | "cannot_grant_unheld_permissions" | "target_holds_unheld_permissions" | "cannot_modify_self" | "current_password_incorrect" | "setup_already_completed" | "not_found" | "user_not_found" | "api_key_not_found" | "username_taken" | "last_admin" | "encryption_key_mismatch" | "api_key_undecryptable" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_request" | "malformed_authorization_header" | "credentials_in_query" | "unsupported_media_type" | "payload_too_large" | "request_headers_too_large" | "request_timeout" | "password_too_short" | "password_too_long" | "password_too_common" | "missing_credentials" | "invalid_credentials" | "invalid_token" | "token_expired" | "invalid_api_key" | "api_key_expired" | "api_key_disabled" | "account_disabled" | "invalid_refresh_token" | "permission_denied" | "cannot_grant_unheld_permissions" | "target_holds_unheld_permissions" | "cannot_modify_self" | "current_password_incorrect" | "setup_already_completed" | "not_found" | "user_not_found" | "api_key_not_found" | "username_taken" | "last_admin" | "encryption_key_mismatch" | "api_key_undecryptable" | "model_not_found" | "model_family_not_found" | "model_access_denied" | "model_uid_taken" | "model_family_exists" | "model_family_in_use" | "builtin_model_family" | "model_ability_unsupported" | "system_message_not_first" | "unsupported_model_engine" | "unsafe_path" | "entry_not_found" | "upstream_error" | "upstream_timeout" | "upstream_unreachable" | "internal_error" | "service_unavailable";
         /**
          * @description Every error. `detail` is read by the reference clients, `error` by OpenAI-style SDKs; both
          *     carry the same human message.
@@ -688,6 +955,227 @@ export type components = {
         RevealedKey: {
             id: components["schemas"]["Id"];
             key: string;
+        };
+        /** @description A running model's uid (letters, digits, `.`, `_`, `-`, `:`). */
+        ModelUid: string;
+        /** @description A model family's name (letters, digits, `.`, `_`, `-`). */
+        ModelName: string;
+        /**
+         * @description The kind of model (the values `model_type` restrictions of API keys use).
+         * @enum {string}
+         */
+        ModelType: "LLM" | "embedding" | "rerank" | "image" | "video" | "audio";
+        /**
+         * @description `chat` (chat completions), `generate` (completions), `embed` (embeddings).
+         * @enum {string}
+         */
+        ModelAbility: "chat" | "generate" | "embed";
+        /**
+         * @description `builtin`: svc answers itself, deterministically and without weights. `upstream`: svc
+         *     forwards to an OpenAI-compatible server (vLLM, llama.cpp's server, Ollama, …).
+         * @enum {string}
+         */
+        ModelEngine: "builtin" | "upstream";
+        ModelLaunch: {
+            model_uid?: components["schemas"]["ModelUid"];
+            model_name: components["schemas"]["ModelName"];
+            model_type?: components["schemas"]["ModelType"];
+            /** @description Defaults to `upstream` when `upstream_base_url` is given, else `builtin`. */
+            model_engine?: components["schemas"]["ModelEngine"];
+            /**
+             * Format: uri
+             * @description The upstream's OpenAI base URL (ending in `/v1` usually), http or https. Engine `upstream` only.
+             */
+            upstream_base_url?: string;
+            /** @description Sent to the upstream as `Authorization: Bearer`; stored encrypted, never returned or logged. */
+            upstream_api_key?: string;
+            /** @description The model name the upstream knows (defaults to `model_name`). */
+            upstream_model?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A running model, in the OpenAI model shape plus svc's fields. */
+        Model: {
+            id: components["schemas"]["ModelUid"];
+            /** @constant */
+            object: "model";
+            /** @description Launch time, in seconds since the epoch. */
+            created: number;
+            owned_by: string;
+            model_uid: components["schemas"]["ModelUid"];
+            model_name: components["schemas"]["ModelName"];
+            model_type: components["schemas"]["ModelType"];
+            model_engine: components["schemas"]["ModelEngine"];
+            model_ability: components["schemas"]["ModelAbility"][];
+            requires_system_message_first: boolean;
+            /** @description Where an upstream model is served (never its key); null for built-in models. */
+            upstream: null | components["schemas"]["UpstreamInfo"];
+        };
+        UpstreamInfo: {
+            base_url: string;
+            model: string;
+            has_api_key: boolean;
+        };
+        ModelList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Model"][];
+        };
+        /** @description A custom model family. */
+        ModelFamilyDefinition: {
+            model_name: components["schemas"]["ModelName"];
+            model_type?: components["schemas"]["ModelType"];
+            model_ability?: components["schemas"]["ModelAbility"][];
+            /** @description The family's chat template needs the system message at `messages[0]`. */
+            requires_system_message_first?: boolean;
+            /** @description Length of the built-in engine's embeddings (embedding families). */
+            dimensions?: number;
+            model_description?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ModelRegistrationRequest: {
+            /** @description The family definition, as an object or a JSON string of one. */
+            model: string | components["schemas"]["ModelFamilyDefinition"];
+            /** @description Accepted for compatibility; registrations always persist. */
+            persist?: boolean;
+            /** @description Accepted for compatibility and ignored. */
+            worker_ip?: string | null;
+        };
+        ModelRegistration: {
+            model_name: components["schemas"]["ModelName"];
+            model_type: components["schemas"]["ModelType"];
+            model_ability: components["schemas"]["ModelAbility"][];
+            requires_system_message_first: boolean;
+            dimensions: number | null;
+            is_builtin: boolean;
+            description: string | null;
+            /** Format: date-time */
+            created_at: string | null;
+        };
+        ChatMessage: {
+            /** @enum {string} */
+            role: "system" | "developer" | "user" | "assistant" | "tool" | "function";
+            /** @description Text, an array of content parts, or null (assistant tool calls). */
+            content?: string | Record<string, never>[] | null;
+            name?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description OpenAI's chat request; fields svc does not use are passed to an upstream unchanged. */
+        ChatCompletionRequest: {
+            model: string;
+            messages: components["schemas"]["ChatMessage"][];
+            stream?: boolean | null;
+            max_tokens?: number | null;
+        } & {
+            [key: string]: unknown;
+        };
+        CompletionRequest: {
+            model: string;
+            prompt: string | string[];
+            stream?: boolean | null;
+            max_tokens?: number | null;
+        } & {
+            [key: string]: unknown;
+        };
+        EmbeddingRequest: {
+            model: string;
+            input: string | string[];
+            /**
+             * @description `float` (default): arrays of numbers; `base64`: little-endian float32 bytes, base64-encoded (what the `openai` package asks for).
+             * @enum {string}
+             */
+            encoding_format?: "float" | "base64";
+        } & {
+            [key: string]: unknown;
+        };
+        Usage: {
+            prompt_tokens: number;
+            completion_tokens?: number;
+            total_tokens: number;
+        } & {
+            [key: string]: unknown;
+        };
+        ChatCompletion: {
+            id: string;
+            /** @constant */
+            object: "chat.completion";
+            created: number;
+            model: string;
+            choices: ({
+                index: number;
+                message: {
+                    role: string;
+                    content?: string | null;
+                } & {
+                    [key: string]: unknown;
+                };
+                finish_reason?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[];
+            usage?: components["schemas"]["Usage"];
+        } & {
+            [key: string]: unknown;
+        };
+        Completion: {
+            id: string;
+            /** @constant */
+            object: "text_completion";
+            created: number;
+            model: string;
+            choices: ({
+                index: number;
+                text: string;
+                finish_reason?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[];
+            usage?: components["schemas"]["Usage"];
+        } & {
+            [key: string]: unknown;
+        };
+        EmbeddingList: {
+            /** @constant */
+            object: "list";
+            model: string;
+            data: ({
+                /** @constant */
+                object: "embedding";
+                index: number;
+                embedding: number[] | string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            usage?: components["schemas"]["Usage"];
+        } & {
+            [key: string]: unknown;
+        };
+        DirectoryEntry: {
+            name: string;
+            path: string;
+            size_bytes: number;
+            modified_at: components["schemas"]["Timestamp"];
+        };
+        DirectoryListing: {
+            /** @description The directory listed (it may not exist yet; the list is then empty). */
+            directory: string;
+            list: components["schemas"]["DirectoryEntry"][];
+        };
+        DeletedEntry: {
+            name: string;
+            /** @constant */
+            deleted: true;
+            freed_bytes: number;
+        };
+        LogLines: {
+            lines: {
+                time: components["schemas"]["Timestamp"];
+                /** @enum {string} */
+                level: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
+                message: string;
+            }[];
         };
     };
     responses: {
@@ -920,12 +1408,74 @@ export type components = {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The entry and everything under it were deleted. */
+        Deleted: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "name": "qwen-chat",
+                 *       "deleted": true,
+                 *       "freed_bytes": 1048576
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeletedEntry"];
+            };
+        };
+        /** @description The model's upstream server failed or could not be reached. */
+        BadGateway: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "The upstream model server answered 500: model crashed",
+                 *       "error": {
+                 *         "message": "The upstream model server answered 500: model crashed",
+                 *         "type": "server_error",
+                 *         "code": "upstream_error"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The model's upstream server did not answer in time (`SVC_UPSTREAM_TIMEOUT_SECONDS`). */
+        GatewayTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "The upstream model server did not answer within 60 s",
+                 *       "error": {
+                 *         "message": "The upstream model server did not answer within 60 s",
+                 *         "type": "server_error",
+                 *         "code": "upstream_timeout"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description The user's id. */
         UserId: components["schemas"]["Id"];
         /** @description The API key's id. */
         KeyId: components["schemas"]["Id"];
+        /** @description The running model's uid. */
+        ModelUid: components["schemas"]["ModelUid"];
+        /** @description The kind of model. */
+        ModelTypePath: components["schemas"]["ModelType"];
+        /** @description The family's name. */
+        ModelName: components["schemas"]["ModelName"];
+        /** @description The entry to delete (a directory name, never a path). */
+        EntryName: string;
     };
     requestBodies: never;
     headers: {
@@ -1763,6 +2313,672 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    listModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The running models the caller may use. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "my-echo",
+                     *           "object": "model",
+                     *           "created": 1795255200,
+                     *           "owned_by": "svc",
+                     *           "model_uid": "my-echo",
+                     *           "model_name": "echo",
+                     *           "model_type": "LLM",
+                     *           "model_engine": "builtin",
+                     *           "model_ability": [
+                     *             "chat",
+                     *             "generate"
+                     *           ],
+                     *           "requires_system_message_first": false,
+                     *           "upstream": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    launchModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model_uid": "my-echo",
+                 *       "model_name": "echo",
+                 *       "model_engine": "builtin",
+                 *       "model_type": "LLM"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ModelLaunch"];
+            };
+        };
+        responses: {
+            /** @description The model is running. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "my-echo",
+                     *       "object": "model",
+                     *       "created": 1795255200,
+                     *       "owned_by": "svc",
+                     *       "model_uid": "my-echo",
+                     *       "model_name": "echo",
+                     *       "model_type": "LLM",
+                     *       "model_engine": "builtin",
+                     *       "model_ability": [
+                     *         "chat",
+                     *         "generate"
+                     *       ],
+                     *       "requires_system_message_first": false,
+                     *       "upstream": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The running model's uid. */
+                model_uid: components["parameters"]["ModelUid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "my-echo",
+                     *       "object": "model",
+                     *       "created": 1795255200,
+                     *       "owned_by": "svc",
+                     *       "model_uid": "my-echo",
+                     *       "model_name": "echo",
+                     *       "model_type": "LLM",
+                     *       "model_engine": "builtin",
+                     *       "model_ability": [
+                     *         "chat",
+                     *         "generate"
+                     *       ],
+                     *       "requires_system_message_first": false,
+                     *       "upstream": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    stopModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The running model's uid. */
+                model_uid: components["parameters"]["ModelUid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model is stopped. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listModelRegistrations: {
+        parameters: {
+            query?: {
+                /** @description Accepted for compatibility; every answer is detailed. */
+                detailed?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The kind of model. */
+                model_type: components["parameters"]["ModelTypePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The families. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "model_name": "echo",
+                     *         "model_type": "LLM",
+                     *         "model_ability": [
+                     *           "chat",
+                     *           "generate"
+                     *         ],
+                     *         "requires_system_message_first": false,
+                     *         "dimensions": null,
+                     *         "is_builtin": true,
+                     *         "description": "Answers with the last user message; deterministic, no weights.",
+                     *         "created_at": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ModelRegistration"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    registerModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind of model. */
+                model_type: components["parameters"]["ModelTypePath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": {
+                 *         "model_name": "my-assistant",
+                 *         "model_ability": [
+                 *           "chat"
+                 *         ],
+                 *         "requires_system_message_first": true
+                 *       },
+                 *       "persist": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["ModelRegistrationRequest"];
+            };
+        };
+        responses: {
+            /** @description The family is registered. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_name": "my-assistant",
+                     *       "model_type": "LLM",
+                     *       "model_ability": [
+                     *         "chat"
+                     *       ],
+                     *       "requires_system_message_first": true,
+                     *       "dimensions": null,
+                     *       "is_builtin": false,
+                     *       "description": null,
+                     *       "created_at": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelRegistration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    unregisterModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind of model. */
+                model_type: components["parameters"]["ModelTypePath"];
+                /** @description The family's name. */
+                model_name: components["parameters"]["ModelName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The family is gone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    createChatCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "my-echo",
+                 *       "messages": [
+                 *         {
+                 *           "role": "user",
+                 *           "content": "Hello"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatCompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description The completion, or (with `stream`) its chunks as server-sent events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "chatcmpl-0192f7a4",
+                     *       "object": "chat.completion",
+                     *       "created": 1795255200,
+                     *       "model": "my-echo",
+                     *       "choices": [
+                     *         {
+                     *           "index": 0,
+                     *           "message": {
+                     *             "role": "assistant",
+                     *             "content": "Hello"
+                     *           },
+                     *           "finish_reason": "stop"
+                     *         }
+                     *       ],
+                     *       "usage": {
+                     *         "prompt_tokens": 1,
+                     *         "completion_tokens": 1,
+                     *         "total_tokens": 2
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChatCompletion"];
+                    /**
+                     * @example data: {"id":"chatcmpl-0192f7a4","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hello"}}]}
+                     *
+                     *     data: [DONE]
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            502: components["responses"]["BadGateway"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "my-echo",
+                 *       "prompt": "Once upon a time"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description The completion, or (with `stream`) its chunks as server-sent events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cmpl-0192f7a4",
+                     *       "object": "text_completion",
+                     *       "created": 1795255200,
+                     *       "model": "my-echo",
+                     *       "choices": [
+                     *         {
+                     *           "index": 0,
+                     *           "text": "Once upon a time",
+                     *           "finish_reason": "stop"
+                     *         }
+                     *       ],
+                     *       "usage": {
+                     *         "prompt_tokens": 4,
+                     *         "completion_tokens": 4,
+                     *         "total_tokens": 8
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Completion"];
+                    /**
+                     * @example data: {"id":"cmpl-0192f7a4","object":"text_completion","choices":[{"index":0,"text":"Once"}]}
+                     *
+                     *     data: [DONE]
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            502: components["responses"]["BadGateway"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createEmbedding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "my-embedder",
+                 *       "input": "Hello"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EmbeddingRequest"];
+            };
+        };
+        responses: {
+            /** @description One embedding per input. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "model": "my-embedder",
+                     *       "data": [
+                     *         {
+                     *           "object": "embedding",
+                     *           "index": 0,
+                     *           "embedding": [
+                     *             0.12,
+                     *             -0.4,
+                     *             0.33
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "usage": {
+                     *         "prompt_tokens": 1,
+                     *         "total_tokens": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmbeddingList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            502: components["responses"]["BadGateway"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listCachedModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cache entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "directory": "/home/svc/.svc/cache",
+                     *       "list": [
+                     *         {
+                     *           "name": "qwen-chat",
+                     *           "path": "/home/svc/.svc/cache/qwen-chat",
+                     *           "size_bytes": 1048576,
+                     *           "modified_at": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DirectoryListing"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    deleteCachedModel: {
+        parameters: {
+            query: {
+                /** @description The entry to delete (a directory name, never a path). */
+                model_name: components["parameters"]["EntryName"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Deleted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listVirtualenvs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The virtual environments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "directory": "/home/svc/.svc/virtualenv",
+                     *       "list": [
+                     *         {
+                     *           "name": "qwen-chat",
+                     *           "path": "/home/svc/.svc/virtualenv/qwen-chat",
+                     *           "size_bytes": 52428800,
+                     *           "modified_at": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DirectoryListing"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    deleteVirtualenv: {
+        parameters: {
+            query: {
+                /** @description The entry to delete (a directory name, never a path). */
+                model_name: components["parameters"]["EntryName"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Deleted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getClusterLogs: {
+        parameters: {
+            query?: {
+                /** @description How many of the newest lines to return. */
+                lines?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The log lines. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "lines": [
+                     *         {
+                     *           "time": "2026-11-21T10:00:00.000Z",
+                     *           "level": "info",
+                     *           "message": "Server listening at http://127.0.0.1:9997"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LogLines"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics in the Prometheus text format (version 0.0.4). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP svc_http_requests_total HTTP requests answered.
+                     *     # TYPE svc_http_requests_total counter
+                     *     svc_http_requests_total{method="GET",route="/v1/models",status="200"} 1
+                     */
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
 }

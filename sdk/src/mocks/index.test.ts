@@ -34,8 +34,10 @@ async function call(operation: OperationExample, init: { authorization?: string;
   if (body !== undefined) headers.set('content-type', init.contentType ?? 'application/json');
   const response = await fetch(baseUrl + pathname, { method: operation.method, headers, ...(body === undefined ? {} : { body }) });
   const text = await response.text();
-  const parsed: unknown = text === '' ? undefined : JSON.parse(text);
-  const violation = validator.check(operation.method, pathname, response.status, parsed);
+  const contentType = response.headers.get('content-type');
+  const isJson = contentType === null || contentType.includes('json');
+  const parsed: unknown = text === '' ? undefined : isJson ? JSON.parse(text) : text;
+  const violation = validator.check(operation.method, pathname, response.status, parsed, contentType);
   assert.equal(violation, null, `${operation.operationId}: ${violation}`);
   return { status: response.status, headers: response.headers, body: parsed, pathname };
 }

@@ -82,9 +82,11 @@ function handlerFor(operation: OperationExample, prefix: string, override: MockR
     if (refused !== null) return refused;
     const answer = await override?.(info);
     if (answer !== undefined) return answer;
-    return operation.example === null
-      ? new HttpResponse(null, { status: operation.status })
-      : HttpResponse.json(operation.example as never, { status: operation.status });
+    if (operation.example === null) return new HttpResponse(null, { status: operation.status });
+    if (operation.contentType !== null && operation.contentType !== 'application/json') {
+      return new HttpResponse(String(operation.example), { status: operation.status, headers: { 'content-type': operation.contentType } });
+    }
+    return HttpResponse.json(operation.example as never, { status: operation.status });
   });
 }
 

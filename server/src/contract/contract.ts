@@ -27,8 +27,12 @@ export interface OperationSpec {
   bodyRequired: boolean;
   params: JsonSchema | null;
   query: JsonSchema | null;
-  /** Response schema by status code; null for a response without a body. */
+  /** Response schema by status code; null for a response without a JSON body. */
   responses: Record<string, JsonSchema | null>;
+  /** The media types each status code may answer with (empty for a response without a body). */
+  responseMediaTypes: Record<string, string[]>;
+  /** The largest request body accepted, in bytes (`x-svc-body-limit`); null for the server's default. */
+  bodyLimit: number | null;
 }
 
 interface ParameterObject {
@@ -89,10 +93,13 @@ function readOperations(): OperationSpec[] {
       const isPublic = security.length === 0;
       const requestBody = operation['requestBody'] === undefined ? null : resolve<{ required?: boolean; content: Record<string, { schema: JsonSchema }> }>(operation['requestBody']);
       const responses: Record<string, JsonSchema | null> = {};
+      const responseMediaTypes: Record<string, string[]> = {};
       for (const [status, response] of Object.entries(operation['responses'] as Record<string, unknown>)) {
         const resolved = resolve<{ content?: Record<string, { schema: JsonSchema }> }>(response);
         responses[status] = resolved.content?.['application/json']?.schema ?? null;
+        responseMediaTypes[status] = Object.keys(resolved.content ?? {});
       }
+      const bodyLimit = operation['x-svc-body-limit'];
       specs.push({
         operationId,
         method: method.toUpperCase() as OperationSpec['method'],
@@ -105,6 +112,8 @@ function readOperations(): OperationSpec[] {
         params: parametersSchema(parameters, 'path'),
         query: parametersSchema(parameters, 'query'),
         responses,
+        responseMediaTypes,
+        bodyLimit: typeof bodyLimit === 'number' ? bodyLimit : null,
       });
     }
   }

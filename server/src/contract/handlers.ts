@@ -3,7 +3,8 @@
  * operation's body, path parameters and query as the generated types describe them, and must return
  * one of its documented success responses. A contract operation without a handler fails to compile.
  */
-import type { FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import type { operations } from '../generated/openapi.js';
 import type { OperationId } from './contract.js';
@@ -45,10 +46,21 @@ export interface HandlerContext<Op extends OperationId> {
   query: QueryOf<Op>;
   principal: Principal;
   request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/**
+ * A success answer that is not JSON (an event stream, Prometheus text) or is JSON passed through
+ * as bytes: sent as is, with `headers` (which must set `content-type`).
+ */
+export interface RawReply {
+  status: 200;
+  raw: string | Buffer | Readable;
+  headers: Record<string, string>;
 }
 
 /** The handler of operation `Op`. */
-export type Handler<Op extends OperationId> = (context: HandlerContext<Op>) => Promise<ReplyOf<Op>> | ReplyOf<Op>;
+export type Handler<Op extends OperationId> = (context: HandlerContext<Op>) => Promise<ReplyOf<Op> | RawReply> | ReplyOf<Op> | RawReply;
 
 /** A handler for every operation of the contract. */
 export type Handlers = { [Op in OperationId]: Handler<Op> };
@@ -60,4 +72,5 @@ export type UntypedHandler = (context: {
   query: unknown;
   principal: Principal;
   request: FastifyRequest;
-}) => Promise<{ status: number; body: unknown; headers?: Record<string, string> }>;
+  reply: FastifyReply;
+}) => Promise<{ status: number; body?: unknown; raw?: RawReply['raw']; headers?: Record<string, string> }>;

@@ -35,10 +35,18 @@ export class ResponseValidator {
    * Returns null when the response conforms, else a description of what is wrong.
    *
    * @param body - the parsed JSON body, or undefined when the response had none.
+   * @param contentType - the response's Content-Type; a body that is not JSON must be of a media
+   *   type the operation documents for the status (an event stream, Prometheus text).
    */
-  check(method: string, pathname: string, status: number, body: unknown): string | null {
+  check(method: string, pathname: string, status: number, body: unknown, contentType?: string | null): string | null {
     const operation = this.findOperation(method, pathname);
     const where = `${method.toUpperCase()} ${pathname} → ${status}`;
+    const mediaType = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    if (mediaType !== '' && mediaType !== 'application/json' && body !== undefined) {
+      const documented = operation?.responseMediaTypes[String(status)] ?? [];
+      if (!documented.includes(mediaType)) return `${where}: ${mediaType} is not documented for this status`;
+      return typeof body === 'string' ? null : `${where}: expected a text body`;
+    }
     let schema: Record<string, unknown> | null;
     let key: string;
     if (operation !== null && String(status) in operation.responses) {

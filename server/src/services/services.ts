@@ -2,8 +2,14 @@
  * The services a request handler may use, built once per server.
  */
 import type { ServerConfig } from '../config.js';
+import type { FamilyDefinitionParser } from '../models/family-definition.js';
+import type { InferenceService } from '../models/inference-service.js';
+import type { ModelService } from '../models/model-service.js';
+import type { LogSink } from '../observability/log-buffer.js';
+import type { ServerMetrics } from '../observability/metrics.js';
 import type { Storage } from '../storage/storage.js';
 import type { KeyService } from './key-service.js';
+import type { ManagedDirectory } from './managed-directory.js';
 import type { SessionService } from './session-service.js';
 import type { UserService } from './user-service.js';
 
@@ -14,4 +20,15 @@ export interface Services {
   users: UserService;
   sessions: SessionService;
   keys: KeyService;
+  models: ModelService;
+  inference: InferenceService;
+  familyDefinitions: FamilyDefinitionParser;
+  /** `{home}/cache`. */
+  cache: ManagedDirectory;
+  /** `{home}/virtualenv`. */
+  virtualenvs: ManagedDirectory;
+  /** The server's log destination: recent lines (redacted) for `/v1/cluster/logs`. */
+  logSink: LogSink;
+  /** Prometheus metrics; the brute-force protection reports bans here. */
+  metrics: ServerMetrics;
 }

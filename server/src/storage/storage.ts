@@ -5,6 +5,8 @@
 import { ApiKeysRepository } from './api-keys-repository.js';
 import { ChangeTracker } from './change-tracker.js';
 import { openDatabase, type Database } from './database.js';
+import { ModelFamiliesRepository } from './model-families-repository.js';
+import { ModelsRepository } from './models-repository.js';
 import { RefreshSessionsRepository } from './refresh-sessions-repository.js';
 import { UsersRepository } from './users-repository.js';
 
@@ -15,6 +17,8 @@ export class Storage {
   readonly users: UsersRepository;
   readonly apiKeys: ApiKeysRepository;
   readonly sessions: RefreshSessionsRepository;
+  readonly models: ModelsRepository;
+  readonly modelFamilies: ModelFamiliesRepository;
 
   constructor(db: Database) {
     this.db = db;
@@ -22,6 +26,8 @@ export class Storage {
     this.users = new UsersRepository(db, this.tracker);
     this.apiKeys = new ApiKeysRepository(db, this.tracker);
     this.sessions = new RefreshSessionsRepository(db);
+    this.models = new ModelsRepository(db, this.tracker);
+    this.modelFamilies = new ModelFamiliesRepository(db);
   }
 
   /** Opens the database at `path` (migrating it) and wraps it. */

@@ -68,7 +68,7 @@ export function contractClient(baseUrl: string): ContractClient {
       const isJson = (response.headers.get('content-type') ?? '').includes('application/json');
       const parsed: unknown = text !== '' && isJson ? JSON.parse(text) : text === '' ? undefined : text;
       const pathname = new URL(baseUrl + path).pathname;
-      const violation = validator.check(method, pathname, response.status, parsed);
+      const violation = validator.check(method, pathname, response.status, parsed, response.headers.get('content-type'));
       if (violation !== null) throw new Error(`contract violation: ${violation}; body: ${text.slice(0, 500)}`);
       return { status: response.status, headers: response.headers, body: parsed as any, text };
     },

@@ -122,4 +122,17 @@ describe('two processes on one SVC_HOME', () => {
     const refresh = await a.request('POST', '/v1/auth/refresh', { body: { refresh_token: user.refreshToken } });
     assert.equal(refresh.status, 401);
   });
+
+  it('a model launched, stopped or relaunched through one process is served (or not) by the other on its very next request', async () => {
+    const chat = { model: 'shared-model', messages: [{ role: 'user', content: 'ping' }] };
+    const launched = await a.request('POST', '/v1/models', { token: admin.accessToken, body: { model_uid: 'shared-model', model_name: 'echo' } });
+    assert.equal(launched.status, 201, launched.text);
+    assert.equal((await b.request('POST', '/v1/chat/completions', { token: admin.accessToken, body: chat })).status, 200);
+    assert.equal((await a.request('DELETE', '/v1/models/shared-model', { token: admin.accessToken })).status, 204);
+    assertError(await b.request('POST', '/v1/chat/completions', { token: admin.accessToken, body: chat }), 404, 'model_not_found');
+    await b.request('POST', '/v1/models', { token: admin.accessToken, body: { model_uid: 'shared-model', model_name: 'echo-system-first' } });
+    const strict = await a.request('POST', '/v1/chat/completions', { token: admin.accessToken, body: { ...chat, messages: [...chat.messages, { role: 'system', content: 'late' }] } });
+    assertError(strict, 400, 'system_message_not_first');
+    assertError(await a.request('POST', '/v1/models', { token: admin.accessToken, body: { model_uid: 'shared-model', model_name: 'echo' } }), 409, 'model_uid_taken');
+  });
 });

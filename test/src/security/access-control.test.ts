@@ -28,9 +28,14 @@ import {
 } from '@svc/server/testing';
 import { databasePath, decodeJwt, forgeJwt, jwtSecret, openDatabase, withDatabase } from './support.js';
 
-/** The operation's path with every parameter replaced by a real id. */
+/** The operation's path with every parameter replaced by a real id (a model that does not exist for model routes). */
 function concretePath(spec: OperationSpec, ids: { userId: string; keyId: string }): string {
-  return spec.path.replace('{user_id}', ids.userId).replace('{key_id}', ids.keyId);
+  return spec.path
+    .replace('{user_id}', ids.userId)
+    .replace('{key_id}', ids.keyId)
+    .replace('{model_uid}', 'no-such-model')
+    .replace('{model_type}', 'LLM')
+    .replace('{model_name}', 'no-such-family');
 }
 
 describe('security: deny by default (R29)', () => {
@@ -55,7 +60,7 @@ describe('security: deny by default (R29)', () => {
   });
 
   it('R29: the contract lists every operation, each either public or with x-svc-permissions', () => {
-    assert.ok(operationSpecs.length >= 25, `only ${operationSpecs.length} operations`);
+    assert.ok(operationSpecs.length >= 40, `only ${operationSpecs.length} operations`);
     const publicOnes = operationSpecs.filter((s) => s.isPublic).map((s) => s.operationId).sort();
     assert.deepEqual(publicOnes, ['createFirstAdmin', 'getClusterAuth', 'getSetupStatus', 'getStatus', 'login', 'loginLegacy', 'logout', 'refreshTokens']);
   });
@@ -117,6 +122,67 @@ describe('security: deny by default (R29)', () => {
     assert.equal(key.status, 200);
     assert.equal(key.body.enabled, true);
     assert.equal(key.body.name, 'r29-target');
+  });
+});
+
+describe('security: each permission opens its operations (R29, the positive side)', () => {
+  const ctx = useServerWithAdmin();
+  let ids: { userId: string; keyId: string };
+  before(async () => {
+    const victim = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
+    const key = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r29-positive-target' });
+    ids = { userId: victim.id, keyId: key.id };
+  });
+
+  for (const spec of operationSpecs.filter((s) => !s.isPublic && s.requiredPermissions.length > 0)) {
+    for (const permission of spec.requiredPermissions) {
+      it(`R29: ${spec.method} ${spec.path} admits a caller holding only ${permission}, by JWT and by key`, async () => {
+        const holder = await createUser(ctx.server, ctx.admin.accessToken, [permission]);
+        const credentials: [string, string][] = [['JWT', holder.accessToken]];
+        const canCreateKeys = permission === 'keys:create' || permission === 'admin';
+        // A key is narrowed to exactly this permission (its owner, the admin, holds everything).
+        const key = await createKey(ctx.server, ctx.admin.accessToken, { name: `only ${permission}`, permissions: [permission] });
+        credentials.push(['key', key.key]);
+        if (canCreateKeys) credentials.push(['own key', (await createKey(ctx.server, holder.accessToken, { name: 'own' })).key]);
+        for (const [how, credential] of credentials) {
+          const response = await ctx.server.request(spec.method, concretePath(spec, ids), { token: credential });
+          // Past the permission check: anything but 401 and permission_denied (a rule's own 403, a 404 for the absent model, a 400 for no body).
+          assert.notEqual(response.status, 401, `${how}: ${response.text}`);
+          assert.notEqual(response.body?.error?.code, 'permission_denied', `${how}: ${response.text}`);
+          assert.ok(response.status < 500, `${how}: ${response.status} ${response.text}`);
+        }
+      });
+    }
+  }
+});
+
+describe('security: legacy scope names work on the model routes (spec rule 2)', () => {
+  const ctx = useServerWithAdmin();
+
+  it('a user granted models:start / models:stop launches and stops models; models:add / models:unregister registers', async () => {
+    const legacy = await createUser(ctx.server, ctx.admin.accessToken, ['models:start', 'models:stop', 'models:add', 'models:unregister', 'models:list']);
+    const launched = await ctx.server.request('POST', '/v1/models', { token: legacy.accessToken, body: { model_uid: 'legacy-launch', model_name: 'echo' } });
+    assert.equal(launched.status, 201, launched.text);
+    assert.equal((await ctx.server.request('DELETE', '/v1/models/legacy-launch', { token: legacy.accessToken })).status, 204);
+    const registered = await ctx.server.request('POST', '/v1/model_registrations/LLM', { token: legacy.accessToken, body: { model: { model_name: 'legacy-family' } } });
+    assert.equal(registered.status, 201, registered.text);
+    assert.equal((await ctx.server.request('DELETE', '/v1/model_registrations/LLM/legacy-family', { token: legacy.accessToken })).status, 204);
+  });
+
+  it('a key narrowed with legacy names (models:start, models:add) reaches exactly the mapped operations', async () => {
+    const key = await createKey(ctx.server, ctx.admin.accessToken, { name: 'legacy key', permissions: ['models:start', 'models:add'] });
+    assert.deepEqual(key.permissions, ['models:write', 'models:register']);
+    const launched = await ctx.server.request('POST', '/v1/models', { token: key.key, body: { model_uid: 'legacy-key-launch', model_name: 'echo' } });
+    assert.equal(launched.status, 201, launched.text);
+    const registered = await ctx.server.request('POST', '/v1/model_registrations/LLM', { token: key.key, body: { model: { model_name: 'legacy-key-family' } } });
+    assert.equal(registered.status, 201, registered.text);
+    assertError(await ctx.server.request('GET', '/v1/models', { token: key.key }), 403, 'permission_denied');
+    assertError(await ctx.server.request('GET', '/v1/cluster/logs', { token: key.key }), 403, 'permission_denied');
+  });
+
+  it('admin (the legacy scope of the log routes) reads the logs', async () => {
+    const response = await ctx.server.request('GET', '/v1/cluster/logs', { token: ctx.admin.accessToken });
+    assert.equal(response.status, 200);
   });
 });
 

@@ -3,6 +3,7 @@
  * number. `PRAGMA user_version` records how many have been applied.
  */
 import { initialSchema } from './001-initial-schema.js';
+import { modelsSchema } from './002-models.js';
 
 /** One schema step. */
 export interface Migration {
@@ -11,4 +12,4 @@ export interface Migration {
 }
 
 /** Every migration, oldest first; the database's `user_version` is the count applied. */
-export const migrations: readonly Migration[] = [initialSchema];
+export const migrations: readonly Migration[] = [initialSchema, modelsSchema];

@@ -37,6 +37,10 @@ function pathOf(spec: OperationSpec, targets: Targets, overrides: Record<string,
     if (name in overrides) return overrides[name] as string;
     if (name === 'user_id') return targets.userId;
     if (name === 'key_id') return targets.keyId;
+    // Model routes: a model and a family that do not exist, of a real type.
+    if (name === 'model_uid') return 'fuzz-model';
+    if (name === 'model_type') return 'LLM';
+    if (name === 'model_name') return 'fuzz-family';
     throw new Error(`no value for path parameter ${name} of ${spec.operationId}`);
   });
 }
@@ -82,11 +86,19 @@ export function bodyCases(spec: OperationSpec, targets: Targets, random: Random)
     cases.push(json(`missing required ${name}`, rest));
   }
   cases.push(json('empty object', {}));
-  cases.push(json('unknown property', { ...base, unknown_property: 1 }));
-  cases.push(json('unknown property with an empty name', { ...base, '': 'x' }));
+  // Closed schemas refuse unknown properties; open ones (OpenAI-style inference bodies, passed on to an upstream) accept them.
+  const closed = schema['additionalProperties'] === false || schema['unevaluatedProperties'] === false;
+  const unknownExpect = closed ? [400] : undefined;
+  const withExpect = (c: Case): Case => {
+    if (unknownExpect !== undefined) return c;
+    const { expect: _dropped, ...rest } = c;
+    return rest;
+  };
+  cases.push(withExpect(json('unknown property', { ...base, unknown_property: 1 })));
+  cases.push(withExpect(json('unknown property with an empty name', { ...base, '': 'x' })));
   cases.push(raw('__proto__ property', `{"__proto__":{"admin":true},${JSON.stringify(base).slice(1)}`, 'application/json', [400]));
   cases.push(raw('constructor.prototype property', `{"constructor":{"prototype":{"admin":true}},${JSON.stringify(base).slice(1)}`, 'application/json', [400]));
-  cases.push(raw('duplicate property', `{${JSON.stringify(base).slice(1, -1)},"unknown_property":1,"unknown_property":2}`, 'application/json', [400]));
+  cases.push(withExpect(raw('duplicate property', `{${JSON.stringify(base).slice(1, -1)},"unknown_property":1,"unknown_property":2}`, 'application/json', [400])));
   for (const [label, value] of [
     ['null body', null],
     ['array body', []],
@@ -119,9 +131,11 @@ export function bodyCases(spec: OperationSpec, targets: Targets, random: Random)
   cases.push(raw('application/octet-stream', valid, 'application/octet-stream', [415]));
   cases.push(raw('a made-up media type', valid, 'application/jsonx', [415]));
   cases.push(raw('an unparsable Content-Type', valid, ';;;', [400, 415]));
-  // Over the 64 kB limit.
-  cases.push(raw('200 kB JSON body', JSON.stringify({ ...base, padding: 'p'.repeat(200_000) }), 'application/json', [413]));
-  cases.push(raw('200 kB text body', 'p'.repeat(200_000), 'text/plain', [413, 415]));
+  // Over the body limit: the global 64 kB, or the operation's own x-svc-body-limit.
+  const oversize = Math.max(200_000, (spec.bodyLimit ?? 0) + 100_000);
+  const kB = Math.round(oversize / 1000);
+  cases.push(raw(`${kB} kB JSON body`, JSON.stringify({ ...base, padding: 'p'.repeat(oversize) }), 'application/json', [413]));
+  cases.push(raw(`${kB} kB text body`, 'p'.repeat(oversize), 'text/plain', [413, 415]));
   return cases;
 }
 

@@ -1,0 +1,66 @@
+/**
+ * Models (`models:list`, `models:write`) and model families (`models:list`, `models:register`).
+ * A key with `model_permissions` sees and reaches only the models they allow.
+ */
+import type { Model, ModelFamilyDefinition, ModelLaunch, ModelRegistration, ModelType } from '../types.js';
+import type { Api } from './api.js';
+import { unwrap } from './unwrap.js';
+
+/** `client.models`. */
+export class ModelsResource {
+  readonly #api: Api;
+  constructor(api: Api) {
+    this.#api = api;
+  }
+
+  /** `GET /v1/models`: the running models the caller may use. */
+  async list(): Promise<Model[]> {
+    return (await unwrap(this.#api.GET('/v1/models'))).data;
+  }
+
+  /** `GET /v1/models/{model_uid}`. */
+  get(modelUid: string): Promise<Model> {
+    return unwrap(this.#api.GET('/v1/models/{model_uid}', { params: { path: { model_uid: modelUid } } }));
+  }
+
+  /**
+   * `POST /v1/models`: launches a model. Engine `builtin` serves the built-in families (`echo`,
+   * `echo-system-first`, `hash-embedding`) and registered ones; engine `upstream` fronts an
+   * OpenAI-compatible server.
+   *
+   * @example
+   * await client.models.launch({ model_name: 'echo', model_uid: 'my-echo' });
+   * await client.models.launch({ model_name: 'llama3', upstream_base_url: 'http://127.0.0.1:11434/v1' });
+   */
+  launch(body: ModelLaunch): Promise<Model> {
+    return unwrap(this.#api.POST('/v1/models', { body }));
+  }
+
+  /** `DELETE /v1/models/{model_uid}`: stops the model. */
+  async stop(modelUid: string): Promise<void> {
+    await unwrap(this.#api.DELETE('/v1/models/{model_uid}', { params: { path: { model_uid: modelUid } } }));
+  }
+}
+
+/** `client.modelRegistrations`. */
+export class ModelRegistrationsResource {
+  readonly #api: Api;
+  constructor(api: Api) {
+    this.#api = api;
+  }
+
+  /** `GET /v1/model_registrations/{model_type}`: built-in and registered families of a type. */
+  list(modelType: ModelType): Promise<ModelRegistration[]> {
+    return unwrap(this.#api.GET('/v1/model_registrations/{model_type}', { params: { path: { model_type: modelType } } }));
+  }
+
+  /** `POST /v1/model_registrations/{model_type}`: registers a custom family (it persists). */
+  register(modelType: ModelType, model: ModelFamilyDefinition): Promise<ModelRegistration> {
+    return unwrap(this.#api.POST('/v1/model_registrations/{model_type}', { params: { path: { model_type: modelType } }, body: { model } }));
+  }
+
+  /** `DELETE /v1/model_registrations/{model_type}/{model_name}`. */
+  async unregister(modelType: ModelType, modelName: string): Promise<void> {
+    await unwrap(this.#api.DELETE('/v1/model_registrations/{model_type}/{model_name}', { params: { path: { model_type: modelType, model_name: modelName } } }));
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Reads a server-sent-event body: yields each `data:` payload parsed as JSON, stops at `[DONE]`,
+ * and throws an {@link APIError} for an error event (`{"error": {...}}`) sent mid-stream.
+ */
+import { APIError } from '../errors.js';
+
+/** The JSON payloads of a server-sent-event stream. */
+export async function* readEvents<T>(body: ReadableStream<Uint8Array>, status: number, headers: Headers): AsyncGenerator<T> {
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  let buffer = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
+      let boundary = buffer.search(/\r?\n\r?\n/);
+      while (boundary !== -1) {
+        const block = buffer.slice(0, boundary);
+        buffer = buffer.slice(boundary).replace(/^\r?\n\r?\n/, '');
+        const data = block
+          .split(/\r?\n/)
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).trimStart())
+          .join('\n');
+        if (data === '[DONE]') return;
+        if (data !== '') {
+          const parsed = JSON.parse(data) as { error?: unknown };
+          if (parsed.error !== undefined && typeof parsed.error === 'object') throw APIError.from(status >= 400 ? status : 502, parsed, headers);
+          yield parsed as T;
+        }
+        boundary = buffer.search(/\r?\n\r?\n/);
+      }
+      if (done) return;
+    }
+  } finally {
+    reader.releaseLock();
+    await body.cancel().catch(() => undefined);
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * Launching, stopping and listing models, and registering custom model families, with the per-key
+ * model restrictions applied. State lives in the database only, so it survives restarts and is
+ * shared by every process on one `SVC_HOME`.
+ */
+import type { Principal } from '../auth/principal.js';
+import type { KeyEncryption } from '../crypto/key-encryption.js';
+import { ApiError } from '../errors.js';
+import type { components } from '../generated/openapi.js';
+import type { LogRedactor } from '../observability/log-buffer.js';
+import type { ModelFamilyRecord } from '../storage/model-families-repository.js';
+import type { ModelAbility, ModelRecord, ModelType } from '../storage/models-repository.js';
+import type { Storage } from '../storage/storage.js';
+import { builtinFamilies, findBuiltinFamily } from './builtin-families.js';
+import { assertMayUseModel, mayUseModel, mayUseUidOfAnyType, modelAccessDenied } from './model-access.js';
+
+type ModelLaunch = components['schemas']['ModelLaunch'];
+type ModelFamilyDefinition = components['schemas']['ModelFamilyDefinition'];
+
+/** The abilities a family of a type has when its definition names none. */
+const defaultAbilities: Record<ModelType, ModelAbility[]> = {
+  LLM: ['chat', 'generate'],
+  embedding: ['embed'],
+  rerank: [],
+  image: [],
+  video: [],
+  audio: [],
+};
+
+/** Owns the `models` and `model_families` tables' rules. */
+export class ModelService {
+  readonly #storage: Storage;
+  readonly #encryption: KeyEncryption;
+  readonly #redactor: LogRedactor;
+
+  constructor(storage: Storage, encryption: KeyEncryption, redactor: LogRedactor) {
+    this.#storage = storage;
+    this.#encryption = encryption;
+    this.#redactor = redactor;
+  }
+
+  /** The running models the caller may use. */
+  list(principal: Principal): ModelRecord[] {
+    return this.#storage.models.list().filter((model) => mayUseModel(principal, { id: model.uid, type: model.modelType }));
+  }
+
+  /**
+   * The running model `uid`, if the caller may use it. A restricted key that could not use a model
+   * of that uid whatever its type gets 403 without a lookup, so it cannot probe which uids exist.
+   */
+  get(principal: Principal, uid: string): ModelRecord {
+    if (!mayUseUidOfAnyType(principal, uid)) throw modelAccessDenied(uid);
+    const model = this.#storage.models.findByUid(uid);
+    if (model === null) throw new ApiError('model_not_found', `Model not found: ${uid}`);
+    assertMayUseModel(principal, { id: model.uid, type: model.modelType });
+    return model;
+  }
+
+  /** Launches a model of a built-in or registered family (any name, with the upstream engine). */
+  launch(principal: Principal, request: ModelLaunch): ModelRecord {
+    const modelType = request.model_type ?? 'LLM';
+    const uid = request.model_uid ?? request.model_name;
+    const engine = request.model_engine ?? (request.upstream_base_url === undefined ? 'builtin' : 'upstream');
+    assertMayUseModel(principal, { id: uid, type: modelType });
+    const family = this.#findFamily(modelType, request.model_name);
+    if (engine === 'builtin') {
+      if (request.upstream_base_url !== undefined || request.upstream_api_key !== undefined || request.upstream_model !== undefined) {
+        throw new ApiError('invalid_request', 'upstream_base_url, upstream_api_key and upstream_model apply only to model_engine "upstream"', { param: 'model_engine' });
+      }
+      if (family === null) throw familyNotFound(modelType, request.model_name);
+      if (family.abilities.length === 0) {
+        throw new ApiError('unsupported_model_engine', `The builtin engine cannot serve ${modelType} models; launch it with model_engine "upstream"`, { param: 'model_engine' });
+      }
+    } else if (request.upstream_base_url === undefined) {
+      throw new ApiError('invalid_request', 'model_engine "upstream" needs upstream_base_url (the OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1)', { param: 'upstream_base_url' });
+    }
+    const model: ModelRecord = {
+      uid,
+      modelName: request.model_name,
+      modelType,
+      engine,
+      abilities: family?.abilities ?? defaultAbilities[modelType],
+      requiresSystemMessageFirst: family?.requiresSystemMessageFirst ?? false,
+      dimensions: family?.dimensions ?? null,
+      upstream: null,
+      launchedBy: principal.user?.id ?? null,
+      createdAt: Date.now(),
+    };
+    if (engine === 'upstream' && request.upstream_base_url !== undefined) {
+      const apiKey = request.upstream_api_key;
+      if (apiKey !== undefined) this.#redactor.addSecret(apiKey);
+      model.upstream = {
+        baseUrl: request.upstream_base_url.replace(/\/+$/, ''),
+        model: request.upstream_model ?? request.model_name,
+        keyCiphertext: apiKey === undefined ? null : this.#encryption.encrypt(apiKey, upstreamKeyRowId(uid)),
+        keyEncryptionId: apiKey === undefined ? null : this.#encryption.keyId,
+      };
+    }
+    this.#storage.transaction(() => {
+      if (this.#storage.models.findByUid(uid, { fresh: true }) !== null) {
+        throw new ApiError('model_uid_taken', `A model with uid ${uid} is already running; stop it or choose another model_uid`, { param: 'model_uid' });
+      }
+      this.#storage.models.insert(model);
+    });
+    return model;
+  }
+
+  /** Stops (forgets) a running model the caller may use. */
+  stop(principal: Principal, uid: string): ModelRecord {
+    const model = this.get(principal, uid);
+    if (!this.#storage.models.delete(uid)) throw new ApiError('model_not_found', `Model not found: ${uid}`);
+    return model;
+  }
+
+  /** The upstream API key of a model, decrypted, or null when it has none. */
+  upstreamApiKey(model: ModelRecord): string | null {
+    const upstream = model.upstream;
+    if (upstream === null || upstream.keyCiphertext === null) return null;
+    const result = this.#encryption.decrypt(upstream.keyCiphertext, upstreamKeyRowId(model.uid), upstream.keyEncryptionId ?? '');
+    if ('failure' in result) {
+      throw new ApiError('upstream_error', `The upstream API key of model ${model.uid} cannot be decrypted with the current encryption key; launch the model again`);
+    }
+    this.#redactor.addSecret(result.plaintext);
+    return result.plaintext;
+  }
+
+  /** The families of a type (built-in first) the caller's key may see. */
+  listFamilies(principal: Principal, modelType: ModelType): ModelFamilyRecord[] {
+    const families = [...builtinFamilies.filter((f) => f.modelType === modelType), ...this.#storage.modelFamilies.listByType(modelType)];
+    return families.filter((f) => mayUseModel(principal, { id: f.modelName, type: f.modelType }));
+  }
+
+  /** Registers a custom family of `modelType` from its definition (an object or a JSON string). */
+  register(principal: Principal, modelType: ModelType, definition: ModelFamilyDefinition): ModelFamilyRecord {
+    if (definition.model_type !== undefined && definition.model_type !== modelType) {
+      throw new ApiError('invalid_request', `The definition's model_type ${definition.model_type} differs from the path's ${modelType}`, { param: 'model' });
+    }
+    assertMayUseModel(principal, { id: definition.model_name, type: modelType });
+    if (findBuiltinFamily(modelType, definition.model_name) !== null) {
+      throw new ApiError('model_family_exists', `${definition.model_name} is a built-in ${modelType} family; choose another name`, { param: 'model' });
+    }
+    const family: ModelFamilyRecord = {
+      modelName: definition.model_name,
+      modelType,
+      abilities: definition.model_ability ?? defaultAbilities[modelType],
+      requiresSystemMessageFirst: definition.requires_system_message_first ?? false,
+      dimensions: definition.dimensions ?? (modelType === 'embedding' ? 64 : null),
+      description: definition.model_description ?? null,
+      definition: JSON.stringify(definition),
+      createdBy: principal.user?.id ?? null,
+      createdAt: Date.now(),
+    };
+    this.#storage.transaction(() => {
+      if (this.#storage.modelFamilies.find(modelType, family.modelName) !== null) {
+        throw new ApiError('model_family_exists', `A ${modelType} family named ${family.modelName} is already registered`, { param: 'model' });
+      }
+      this.#storage.modelFamilies.insert(family);
+    });
+    return family;
+  }
+
+  /** Unregisters a custom family that no running model uses. */
+  unregister(principal: Principal, modelType: ModelType, modelName: string): void {
+    assertMayUseModel(principal, { id: modelName, type: modelType });
+    if (findBuiltinFamily(modelType, modelName) !== null) {
+      throw new ApiError('builtin_model_family', `${modelName} is a built-in family and cannot be unregistered`);
+    }
+    this.#storage.transaction(() => {
+      if (this.#storage.modelFamilies.find(modelType, modelName) === null) throw familyNotFound(modelType, modelName);
+      const running = this.#storage.models.countByFamily(modelType, modelName);
+      if (running > 0) {
+        throw new ApiError('model_family_in_use', `${running} running model(s) use the family ${modelName}; stop them first`);
+      }
+      this.#storage.modelFamilies.delete(modelType, modelName);
+    });
+  }
+
+  #findFamily(modelType: ModelType, modelName: string): ModelFamilyRecord | null {
+    return findBuiltinFamily(modelType, modelName) ?? this.#storage.modelFamilies.find(modelType, modelName);
+  }
+}
+
+function familyNotFound(modelType: ModelType, modelName: string): ApiError {
+  return new ApiError('model_family_not_found', `No ${modelType} model family named ${modelName}; list them with GET /v1/model_registrations/${modelType}`, { param: 'model_name' });
+}
+
+/** The associated data binding an upstream key's ciphertext to its model. */
+function upstreamKeyRowId(uid: string): string {
+  return `model-upstream-key:${uid}`;
+}

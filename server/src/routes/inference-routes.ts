@@ -1,0 +1,33 @@
+/**
+ * OpenAI-compatible inference (`models:read`): chat completions, completions and embeddings, as
+ * JSON or server-sent events. The caller going away aborts the upstream call.
+ */
+import type { FastifyReply } from 'fastify';
+import type { Handlers, RawReply } from '../contract/handlers.js';
+import type { InferenceAnswer } from '../models/inference-service.js';
+import type { Services } from '../services/services.js';
+
+export function inferenceHandlers(services: Services): Pick<Handlers, 'createChatCompletion' | 'createCompletion' | 'createEmbedding'> {
+  const { inference } = services;
+  return {
+    createChatCompletion: async ({ body, principal, reply }) => answer(await inference.chat(principal, body, callerGone(reply))),
+    createCompletion: async ({ body, principal, reply }) => answer(await inference.complete(principal, body, callerGone(reply))),
+    createEmbedding: async ({ body, principal, reply }) => answer(await inference.embed(principal, body, callerGone(reply))),
+  };
+}
+
+/** Aborted when the connection closes before the answer was sent. */
+function callerGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+function answer(result: InferenceAnswer): RawReply | { status: 200; body: never } {
+  if (result.kind === 'json') return { status: 200, body: result.body as never };
+  const headers: Record<string, string> = { 'content-type': result.contentType };
+  if (result.contentType.startsWith('text/event-stream')) headers['x-accel-buffering'] = 'no';
+  return { status: 200, raw: result.body, headers };
+}
