@@ -4,7 +4,7 @@
  */
 import { ApiKeysRepository } from './api-keys-repository.js';
 import { ChangeTracker } from './change-tracker.js';
-import { openDatabase, type Database } from './database.js';
+import { openDatabase, openDatabaseReadOnly, type Database } from './database.js';
 import { RefreshSessionsRepository } from './refresh-sessions-repository.js';
 import { UsersRepository } from './users-repository.js';
 
@@ -27,6 +27,15 @@ export class Storage {
   /** Opens the database at `path` (migrating it) and wraps it. */
   static open(path: string): Storage {
     return new Storage(openDatabase(path));
+  }
+
+  /**
+   * Opens an existing, migrated database at `path` read-only (see {@link openDatabaseReadOnly}); null
+   * when there is none yet. Only reads may be made through the result.
+   */
+  static openReadOnly(path: string): Storage | null {
+    const db = openDatabaseReadOnly(path);
+    return db === null ? null : new Storage(db);
   }
 
   /**
