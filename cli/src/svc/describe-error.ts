@@ -56,12 +56,14 @@ export function describeError(error: unknown): { message: string; exitCode: Exit
   return describeLocalError(error);
 }
 
-/** The first system error code (`ECONNREFUSED`, …) along an error's chain of causes. */
+/** The first system error code (`ECONNREFUSED`, …) along an error's chain of causes, else the innermost message. */
 function systemErrorCode(error: unknown): string | undefined {
+  let innermost: string | undefined;
   for (let current: unknown = error, depth = 0; typeof current === 'object' && current !== null && depth < 8; depth += 1) {
-    const { code, cause } = current as { code?: unknown; cause?: unknown };
+    const { code, cause, message } = current as { code?: unknown; cause?: unknown; message?: unknown };
     if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    if (typeof message === 'string') innermost = message;
     current = cause;
   }
-  return undefined;
+  return innermost;
 }
