@@ -81,8 +81,9 @@ export async function promptNewPassword(question = 'New password: '): Promise<st
 
 function readHidden(question: string): Promise<string> {
   const input = process.stdin;
-  process.stderr.write(question);
+  // Echo goes off before the prompt shows, so nothing typed after it can be echoed.
   input.setRawMode(true);
+  process.stderr.write(question);
   input.resume();
   input.setEncoding('utf8');
   let answer = '';
