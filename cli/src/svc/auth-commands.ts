@@ -15,7 +15,7 @@ export function registerAuthCommands(program: Command): void {
     .requiredOption('--username <name>', 'your username')
     .option('--password <password>', 'your password (prompted without echo when absent; read from stdin when it is not a terminal)')
     .action(async (options: ConnectionOptions & { username: string; password?: string }) => {
-      const context = createContext(options, options.username);
+      const context = createContext(options, { session: { loginAs: options.username } });
       const password = options.password ?? (await promptSecret(`Password for ${options.username}: `));
       const pair = await context.client.login(options.username, password);
       context.output.done(`Logged in to ${context.endpoint} as ${options.username}.`, { endpoint: context.endpoint, username: options.username, must_change_password: pair.must_change_password === true });
@@ -28,7 +28,7 @@ export function registerAuthCommands(program: Command): void {
   withConnectionOptions(program.command('logout'))
     .description("End this endpoint's session on the server and forget it")
     .action(async (options: ConnectionOptions) => {
-      const context = createContext(options, '');
+      const context = createContext(options, { session: { loginAs: null } });
       const stored = context.sessions.get(context.endpoint);
       if (stored === null) return context.output.done(`Not logged in to ${context.endpoint}.`, { endpoint: context.endpoint, logged_out: false });
       try {

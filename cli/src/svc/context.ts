@@ -2,7 +2,7 @@
  * The options every `svc` command takes (`-e/--endpoint`, `--api-key/-ak`, `--json`) and what a
  * command's action gets from them: a connected SDK `Client`, the sessions file and the output.
  */
-import { Client, MemoryTokenStore } from '@svc/sdk';
+import { AuthenticationError, Client, MemoryTokenStore } from '@svc/sdk';
 import type { Command } from 'commander';
 import { DEFAULT_ENDPOINT, readCliEnvironment } from '../environment.js';
 import { CliError, ExitCode } from '../exit-codes.js';
@@ -50,23 +50,35 @@ export function normalizeEndpoint(value: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
+/** How a command authenticates, beyond its options. */
+export interface ContextMode {
+  /**
+   * Use the endpoint's login session even when an API key is configured (`svc login`, `svc
+   * logout`); with `loginAs`, a new session is stored under that username.
+   */
+  session?: { loginAs: string | null };
+}
+
 /**
  * Builds the context of a command from its options. With an API key (`--api-key`, else
  * `SVC_API_KEY`) every call sends the key and the stored session is left alone; without one, calls
  * use the endpoint's stored login session, whose refreshed tokens are written back to the file.
- *
- * @param loginUsername - set by `svc login`: the name a new session is stored under.
  */
-export function createContext(options: ConnectionOptions, loginUsername: string | null = null): CommandContext {
+export function createContext(options: ConnectionOptions, mode: ContextMode = {}): CommandContext {
   const environment = readCliEnvironment();
   const endpoint = normalizeEndpoint(options.endpoint ?? environment.endpoint ?? DEFAULT_ENDPOINT);
   const apiKey = options.apiKey ?? environment.apiKey;
   const sessions = new SessionFile(sessionsFilePath(environment.home));
-  setErrorContext({ endpoint, usedApiKey: apiKey !== undefined && loginUsername === null });
-  const client =
-    apiKey !== undefined && loginUsername === null
-      ? new Client({ baseUrl: endpoint, apiKey, tokenStore: new MemoryTokenStore() })
-      : // No apiKey: the environment holds none either (it would have been used above).
-        new Client({ baseUrl: endpoint, tokenStore: new FileTokenStore(sessions, endpoint, loginUsername) });
+  const useKey = apiKey !== undefined && mode.session === undefined;
+  setErrorContext({ endpoint, usedApiKey: useKey });
+  const client = useKey
+    ? new Client({ baseUrl: endpoint, apiKey, tokenStore: new MemoryTokenStore() })
+    : // No apiKey option: the SDK would fall back to SVC_API_KEY, which is not to be used here.
+      new Client({ baseUrl: endpoint, apiKey: noApiKey, tokenStore: new FileTokenStore(sessions, endpoint, mode.session?.loginAs ?? null) });
   return { endpoint, client, output: new Output(options.json === true), sessions, apiKey };
+}
+
+/** Asked for only when no session exists: the call is not sent, and the user is told to log in. */
+function noApiKey(): never {
+  throw new AuthenticationError(401, undefined, new Headers(), 'Not logged in to this endpoint');
 }

@@ -217,9 +217,16 @@ describe('svc', () => {
   describe('failures', () => {
     it('an unreachable server exits 5 with one line naming the endpoint', async () => {
       const port = await closedPort();
-      const result = await svc(['whoami', '-e', `http://127.0.0.1:${port}`]);
+      const result = await svc(['whoami', '-e', `http://127.0.0.1:${port}`, '-ak', 'sk-svc-anything']);
       assert.equal(result.code, 5);
       assert.equal(result.stderr, `svc: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n`);
+    });
+
+    it('without a session or a key nothing is sent, and the line says how to log in (exit 2)', async () => {
+      const port = await closedPort();
+      const result = await svc(['users', 'list', '-e', `http://127.0.0.1:${port}`]);
+      assert.equal(result.code, 2);
+      assert.equal(result.stderr, `svc: Not logged in to this endpoint; log in with: svc login -e http://127.0.0.1:${port} --username <name>\n`);
     });
 
     it('a bad endpoint is a usage error', async () => {
