@@ -75,9 +75,10 @@ export async function applyMigration(storage: Storage, users: readonly LegacyUse
         storage.apiKeys.replaceCiphertext(id, options.encryption.encrypt(key.plaintext, id), options.encryption.keyId, now);
       }
     }
-    // AUDIT(issue 5): record the migration here, inside this transaction — action `auth_migrated`,
-    // actor "svc-migrate-auth" (no user or key), auth type `offline`, result success, with the
-    // counts of summarize(plan) and the created user ids. Never passwords or keys.
+    // AUDIT(issue 5) — the one call site of this tool; after merging, import recordOfflineAuditEvent
+    // from '@svc/server/internals' (and summarize from './migration-plan.js') and uncomment (inside
+    // this transaction: recorded only if the migration is). Never a password or a key in it:
+    // recordOfflineAuditEvent(storage, { event_type: 'offline_auth_migration', action: 'svc-migrate-auth', status: 'success', target: options.source, details: { ...summarize(plan), forced: options.force } });
     return plan;
   });
 }

@@ -37,8 +37,8 @@ export async function resetAdministratorPassword(storage: Storage, user: UserRec
     if (current.id !== user.id) throw new CliError(ExitCode.notFoundOrConflict, `${user.username} changed while resetting; run the command again`);
     storage.users.setPassword(current.id, passwordHash, false, Date.now());
     storage.sessions.deleteFamiliesOfUser(current.id);
-    // AUDIT(issue 5): record the offline reset here, inside this transaction — action
-    // `offline_password_reset`, target user `current.id`, actor "svc-reset-auth-password" (no
-    // user or key), auth type `offline`, result success. Never the password.
+    // AUDIT(issue 5) — the one call site of this tool; after merging, import recordOfflineAuditEvent
+    // from '@svc/server/internals' and uncomment (inside this transaction: recorded only if the reset is):
+    // recordOfflineAuditEvent(storage, { event_type: 'offline_password_reset', action: 'svc-reset-auth-password', status: 'success', user_id: current.id, username: current.username, target: current.id });
   });
 }
