@@ -30,7 +30,7 @@ export class Storage {
   }
 
   /**
-   * Opens an existing, migrated database at `path` read-only (see {@link openDatabaseReadOnly}); null
+   * Opens an existing, migrated database at `path` read-only (no file created, nothing written); null
    * when there is none yet. Only reads may be made through the result.
    */
   static openReadOnly(path: string): Storage | null {
