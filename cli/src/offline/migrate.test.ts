@@ -101,13 +101,29 @@ describe('svc-migrate-auth', () => {
       }
     });
 
+    it('a later run adds only what the file gained: a new key of a kept user, a new user', async () => {
+      const grown = join(paths.home, 'grown.json');
+      const users = [
+        { ...legacy.user_config[0], api_keys: ['sk-72tkvudyGLPMi', 'sk-NewKeyAdded01'] },
+        legacy.user_config[1],
+        { username: 'dave', password: 'a long passphrase for dave', permissions: ['models:read'], api_keys: [] },
+      ];
+      await writeFile(grown, JSON.stringify({ ...legacy, user_config: users }));
+      const result = await runTool(tools.migrate, ['--auth-config', grown, '--db-path', paths.db, '--encryption-key', key, '--json'], { env: { SVC_HOME: paths.home } });
+      assert.equal(result.code, 0, result.stderr);
+      const done = jsonOf<{ users: { username: string; action: string }[]; api_keys: { path: string; action: string; name: string }[] }>(result);
+      assert.deepEqual(done.users.map((u) => [u.username, u.action]), [['root', 'keep'], ['carol', 'keep'], ['dave', 'create']]);
+      assert.deepEqual(done.api_keys.filter((k) => k.action === 'create').map((k) => [k.path, k.name]), [['$.user_config[0].api_keys[1]', 'legacy key 2']]);
+      assert.deepEqual(counts(paths.db), { users: 3, keys: 4 });
+    });
+
     it('a key already stored for another user is a conflict (exit 4) and nothing is written', async () => {
       const other = join(paths.home, 'other.json');
       await writeFile(other, JSON.stringify({ ...legacy, user_config: [{ username: 'zed', password: 'a long passphrase for zed', permissions: [], api_keys: ['sk-ZOTLIHanuNt0a'] }] }));
       const result = await runTool(tools.migrate, ['--auth-config', other, '--db-path', paths.db, '--encryption-key', key], { env: { SVC_HOME: paths.home } });
       assert.equal(result.code, 4);
       assert.match(result.stderr, /\$\.user_config\[0\]\.api_keys\[0\]: this API key is already stored for another user \(carol\)/);
-      assert.deepEqual(counts(paths.db), { users: 2, keys: 3 });
+      assert.deepEqual(counts(paths.db), { users: 3, keys: 4 });
     });
   });
 
