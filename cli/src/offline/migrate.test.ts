@@ -164,6 +164,27 @@ describe('svc-migrate-auth', () => {
   });
 
   describe('refusals', () => {
+    it('--force never leaves the database without an enabled administrator (exit 4, nothing written)', async () => {
+      const paths = await prepareHome(newSecret());
+      try {
+        assert.equal((await runTool(tools.migrate, ['--auth-config', paths.file, '--db-path', paths.db], { env: { SVC_HOME: paths.home } })).code, 0);
+        const demoting = join(paths.home, 'demoting.json');
+        await writeFile(demoting, JSON.stringify({ ...legacy, user_config: [{ ...legacy.user_config[0], permissions: ['models:list'] }] }));
+        const result = await runTool(tools.migrate, ['--auth-config', demoting, '--db-path', paths.db, '--force'], { env: { SVC_HOME: paths.home } });
+        assert.equal(result.code, 4);
+        assert.match(result.stderr, /without an enabled administrator; nothing was written/);
+        const storage = Storage.openReadOnly(paths.db);
+        assert.ok(storage);
+        try {
+          assert.deepEqual(storage.users.findByUsername('root')?.permissions, ['admin']);
+        } finally {
+          storage.close();
+        }
+      } finally {
+        await rm(paths.home, { recursive: true, force: true });
+      }
+    });
+
     it('an invalid file lists every problem with its JSON path (exit 1) and creates no database', async () => {
       const paths = await prepareHome(newSecret());
       try {

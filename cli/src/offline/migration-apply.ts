@@ -23,6 +23,7 @@ export async function applyMigration(storage: Storage, users: readonly LegacyUse
   return storage.transaction(() => {
     const plan = planMigration(users, storage, options);
     assertNoConflicts(plan);
+    const adminsBefore = storage.users.countEnabledAdmins();
     const now = Date.now();
     const userIds = new Map<string, string>();
     for (const planned of plan.users) {
@@ -51,6 +52,11 @@ export async function applyMigration(storage: Storage, users: readonly LegacyUse
         }
         userIds.set(planned.username, id);
       }
+    }
+    if (adminsBefore > 0 && storage.users.countEnabledAdmins() === 0) {
+      // Only --force can take admin away (from a user the file lists without it); the server keeps
+      // its last administrator, and so does the migration.
+      throw new CliError(ExitCode.notFoundOrConflict, 'the file would leave the database without an enabled administrator; nothing was written');
     }
     for (const key of plan.keys) {
       if (key.action === 'create') {
