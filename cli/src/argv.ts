@@ -4,25 +4,15 @@
  * `-ak=KEY` become `--api-key KEY` and `--api-key=KEY`. Nothing after `--` is touched, nor a token
  * that is the value of the option before it (a password could be `-ak`).
  */
+import type { Command } from 'commander';
 
-/** Options of `svc` that take a value: the token after them is never rewritten. */
-const VALUE_OPTIONS = new Set([
-  '-e',
-  '--endpoint',
-  '--api-key',
-  '--username',
-  '--password',
-  '--current-password',
-  '--new-password',
-  '--name',
-  '--description',
-  '--owner',
-  '--permissions',
-  '--expires-at',
-]);
-
-/** Rewrites `-ak` to `--api-key` in `args` (the arguments after the script path). */
-export function expandShortApiKeyFlag(args: readonly string[]): string[] {
+/**
+ * Rewrites `-ak` to `--api-key` in `args` (the arguments after the script path).
+ *
+ * @param valueOptions - the flags that take a value (`--password`, `-e`, …): the token after one of
+ *   them is a value, never rewritten. {@link valueTakingFlags} lists them for a program.
+ */
+export function expandShortApiKeyFlag(args: readonly string[], valueOptions: ReadonlySet<string>): string[] {
   const result: string[] = [];
   let previous: string | undefined;
   for (let index = 0; index < args.length; index += 1) {
@@ -31,11 +21,26 @@ export function expandShortApiKeyFlag(args: readonly string[]): string[] {
       result.push(...args.slice(index));
       break;
     }
-    const isValue = previous !== undefined && VALUE_OPTIONS.has(previous);
+    const isValue = previous !== undefined && valueOptions.has(previous);
     if (!isValue && arg === '-ak') result.push('--api-key');
     else if (!isValue && arg.startsWith('-ak=')) result.push(`--api-key=${arg.slice(4)}`);
     else result.push(arg);
     previous = arg;
   }
   return result;
+}
+
+/** Every flag of `program` and its subcommands that takes a value. */
+export function valueTakingFlags(program: Command): Set<string> {
+  const flags = new Set<string>();
+  const visit = (command: Command) => {
+    for (const option of command.options) {
+      if (!option.required && !option.optional) continue;
+      if (option.long !== undefined) flags.add(option.long);
+      if (option.short !== undefined) flags.add(option.short);
+    }
+    for (const sub of command.commands) visit(sub);
+  };
+  visit(program);
+  return flags;
 }
