@@ -3,7 +3,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -113,5 +113,13 @@ describe('svc-reset-auth-password', () => {
     assert.equal(result.code, 4);
     assert.match(result.stderr, /no database at/);
     assert.equal(existsSync(missing), false);
+  });
+
+  it('a file that is not a database ends with one line and exit 5, never a stack trace', async () => {
+    const notADatabase = join(home, 'not-a-database.db');
+    await writeFile(notADatabase, 'this is not SQLite, only text long enough to have a header of a hundred bytes or so; really not.');
+    const result = await reset(['--username', 'admin', '--password', 'a passphrase via variable', '--db-path', notADatabase]);
+    assert.equal(result.code, 5);
+    assert.equal(result.stderr, 'svc-reset-auth-password: file is not a database\n');
   });
 });
