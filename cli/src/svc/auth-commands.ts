@@ -3,9 +3,8 @@
  */
 import type { Me } from '@svc/sdk';
 import { Command } from 'commander';
-import { CliError, ExitCode } from '../exit-codes.js';
 import { showList } from '../output.js';
-import { canPromptInteractively, promptNewPassword, promptSecret } from '../prompt.js';
+import { promptNewPassword, promptSecret } from '../prompt.js';
 import { createContext, withConnectionOptions, type ConnectionOptions } from './context.js';
 
 /** Adds the session commands to `program`. */
@@ -61,9 +60,6 @@ export function registerAuthCommands(program: Command): void {
     .option('--new-password <password>', 'the new password (prompted twice when absent)')
     .action(async (options: ConnectionOptions & { currentPassword?: string; newPassword?: string }) => {
       const context = createContext(options);
-      if (!canPromptInteractively() && options.currentPassword === undefined && options.newPassword !== undefined) {
-        throw new CliError(ExitCode.usage, 'pass --current-password too, or run at a terminal');
-      }
       const current = options.currentPassword ?? (await promptSecret('Current password: '));
       const next = options.newPassword ?? (await promptNewPassword());
       await context.client.auth.changePassword({ current_password: current, new_password: next });
