@@ -63,9 +63,11 @@ function openOnce(path: string): Database {
 }
 
 /**
- * Opens an existing database read-only, for previews that must not change a byte (`svc-migrate-auth
- * --dry-run`): no file is created, no migration runs, nothing is written. Returns null when the file
- * does not exist or holds no schema yet (an empty database).
+ * Opens an existing database for reading only, for previews that must not change a byte of it
+ * (`svc-migrate-auth --dry-run`): nothing is created and nothing is written to the file. A database
+ * at the current schema is opened read-only; one at an older schema is copied into memory and the
+ * copy migrated, so the preview sees what a real run (which migrates first) would see. Returns null
+ * when the file does not exist or holds no schema yet (an empty database).
  *
  * @throws when the schema is newer than this code, or the file is not an SQLite database.
  */
@@ -74,15 +76,19 @@ export function openDatabaseReadOnly(path: string): Database | null {
   const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
   try {
     const current = db.pragma('user_version', { simple: true }) as number;
-    if (current > migrations.length) {
-      throw new Error(`the database schema (version ${current}) is newer than this server (version ${migrations.length}); upgrade svc`);
+    if (current > schemaVersion) {
+      throw new Error(`the database schema (version ${current}) is newer than this server (version ${schemaVersion}); upgrade svc`);
     }
-    if (current < migrations.length) {
-      // Only an empty file can be older: every server migrates on start.
+    if (current === schemaVersion) return db;
+    if (current === 0) {
       db.close();
       return null;
     }
-    return db;
+    const copy = new BetterSqlite3(db.serialize());
+    db.close();
+    copy.pragma('foreign_keys = ON');
+    migrate(copy);
+    return copy;
   } catch (error) {
     if (db.open) db.close();
     throw error;
