@@ -6,7 +6,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
-const packages = ['server', 'sdk', 'test', 'bench'];
+const packages = ['server', 'sdk', 'cli', 'test', 'bench'];
 const files = [];
 function collect(dir) {
   let entries;

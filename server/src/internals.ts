@@ -18,3 +18,8 @@ export type { Principal } from './auth/principal.js';
 export type { PermissionSet } from './auth/permissions.js';
 export { ServerMetrics, type BanKind } from './observability/metrics.js';
 export { LogRedactor, LogBuffer, LogSink, type LogLine, type LogLevel } from './observability/log-buffer.js';
+export { loadConfig, ConfigError, secretStrengthBits, SECRET_MIN_BITS, SECRET_ADVICE, PASSWORD_MAX_LENGTH, type ServerConfig, type Environment } from './config.js';
+export { resolveSecret, type SecretOptions } from './secrets.js';
+export { ApiError } from './errors.js';
+export { assertPasswordAcceptable } from './crypto/password-policy.js';
+export { allPermissions, legacyPermissionMap, normalizePermissions, type NormalizedPermissions, type Permission, type PermissionInput } from './auth/permissions.js';

@@ -169,6 +169,12 @@ export class ApiKeysRepository {
     this.#tracker.markChanged();
   }
 
+  /** Stores a new ciphertext of the same plaintext (re-encrypted under another encryption key). */
+  replaceCiphertext(id: string, ciphertext: Buffer, encryptionKeyId: string, now: number): void {
+    this.#db.prepare('UPDATE api_keys SET ciphertext = ?, encryption_key_id = ?, updated_at = ? WHERE id = ?').run(ciphertext, encryptionKeyId, now, id);
+    this.#tracker.markChanged();
+  }
+
   delete(id: string): void {
     this.#db.prepare('DELETE FROM api_keys WHERE id = ?').run(id);
     this.#tracker.markChanged();

@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
-import { openDatabase, schemaVersion } from './database.js';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import BetterSqlite3 from 'better-sqlite3';
+import { openDatabase, openDatabaseReadOnly, schemaVersion } from './database.js';
+import { migrations } from './migrations/index.js';
+import { Storage } from './storage.js';
 
 const betterSqlite3Path = createRequire(import.meta.url).resolve('better-sqlite3');
 
@@ -47,6 +52,63 @@ describe('openDatabase', () => {
       db.close();
     } finally {
       holder.kill();
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('openDatabaseReadOnly', () => {
+  const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+  it('answers null for a missing file (not created) and for an empty one', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'svc-db-ro-'));
+    try {
+      const missing = join(home, 'auth', 'auth.db');
+      assert.equal(openDatabaseReadOnly(missing), null);
+      assert.equal(existsSync(join(home, 'auth')), false);
+      const empty = join(home, 'empty.db');
+      new BetterSqlite3(empty).close();
+      assert.equal(openDatabaseReadOnly(empty), null);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it('reads a database written at schema version 1 as the current code sees it, without changing the file', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'svc-db-ro-'));
+    try {
+      const path = join(home, 'auth.db');
+      const old = new BetterSqlite3(path);
+      old.pragma('journal_mode = WAL');
+      old.exec((migrations[0] as { sql: string }).sql);
+      old.pragma('user_version = 1');
+      old.prepare("INSERT INTO users (id, username, password_hash, source, created_at, updated_at) VALUES ('u1', 'old-admin', 'x', 'setup', 1, 1)").run();
+      old.close();
+      const before = digest(path);
+      const db = openDatabaseReadOnly(path);
+      assert.ok(db);
+      const storage = new Storage(db);
+      try {
+        assert.equal(db.pragma('user_version', { simple: true }), schemaVersion);
+        assert.equal(storage.users.findByUsername('OLD-ADMIN')?.id, 'u1');
+      } finally {
+        storage.close();
+      }
+      assert.equal(digest(path), before);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a database newer than the code', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'svc-db-ro-'));
+    try {
+      const path = join(home, 'auth.db');
+      const future = new BetterSqlite3(path);
+      future.pragma(`user_version = ${schemaVersion + 1}`);
+      future.close();
+      assert.throws(() => openDatabaseReadOnly(path), /is newer than this server/);
+    } finally {
       await rm(home, { recursive: true, force: true });
     }
   });

@@ -2,7 +2,7 @@
  * Opens the SQLite database: WAL journal, a busy timeout, foreign keys, full sync, and the numbered
  * migrations applied under an immediate transaction so that processes starting together migrate once.
  */
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { migrations } from './migrations/index.js';
@@ -60,6 +60,39 @@ function openOnce(path: string): Database {
     throw error;
   }
   return db;
+}
+
+/**
+ * Opens an existing database for reading only, for previews that must not change a byte of it
+ * (`svc-migrate-auth --dry-run`): nothing is created and nothing is written to the file. A database
+ * at the current schema is opened read-only; one at an older schema is copied into memory and the
+ * copy migrated, so the preview sees what a real run (which migrates first) would see. Returns null
+ * when the file does not exist or holds no schema yet (an empty database).
+ *
+ * @throws when the schema is newer than this code, or the file is not an SQLite database.
+ */
+export function openDatabaseReadOnly(path: string): Database | null {
+  if (!existsSync(path)) return null;
+  const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  try {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > schemaVersion) {
+      throw new Error(`the database schema (version ${current}) is newer than this server (version ${schemaVersion}); upgrade svc`);
+    }
+    if (current === schemaVersion) return db;
+    if (current === 0) {
+      db.close();
+      return null;
+    }
+    const copy = new BetterSqlite3(db.serialize());
+    db.close();
+    copy.pragma('foreign_keys = ON');
+    migrate(copy);
+    return copy;
+  } catch (error) {
+    if (db.open) db.close();
+    throw error;
+  }
 }
 
 /** The schema version the code expects (the number of the last migration). */

@@ -4,7 +4,7 @@
  */
 import { ApiKeysRepository } from './api-keys-repository.js';
 import { ChangeTracker } from './change-tracker.js';
-import { openDatabase, type Database } from './database.js';
+import { openDatabase, openDatabaseReadOnly, type Database } from './database.js';
 import { ModelFamiliesRepository } from './model-families-repository.js';
 import { ModelsRepository } from './models-repository.js';
 import { RefreshSessionsRepository } from './refresh-sessions-repository.js';
@@ -33,6 +33,15 @@ export class Storage {
   /** Opens the database at `path` (migrating it) and wraps it. */
   static open(path: string): Storage {
     return new Storage(openDatabase(path));
+  }
+
+  /**
+   * Opens an existing, migrated database at `path` read-only (no file created, nothing written); null
+   * when there is none yet. Only reads may be made through the result.
+   */
+  static openReadOnly(path: string): Storage | null {
+    const db = openDatabaseReadOnly(path);
+    return db === null ? null : new Storage(db);
   }
 
   /**

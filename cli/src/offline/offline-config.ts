@@ -1,0 +1,28 @@
+/**
+ * What the offline tools take from the server's configuration: the database path and the password
+ * policy, read by the server's own `loadConfig` (so `SVC_HOME`, `SVC_AUTH_DB_PATH` and
+ * `SVC_PASSWORD_MIN_LENGTH` mean exactly what they mean to the server).
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError, loadConfig, type ServerConfig } from '@svc/server/internals';
+import { CliError, ExitCode } from '../exit-codes.js';
+
+/** The server configuration, with a bad variable reported as a usage error. */
+export function serverConfig(): ServerConfig {
+  try {
+    return loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(ExitCode.usage, error.message);
+    throw error;
+  }
+}
+
+/** `--db-path`, else the server's database path; refused when no database file exists there. */
+export function existingDatabasePath(dbPath: string | undefined, config: ServerConfig): string {
+  const path = dbPath === undefined ? config.databasePath : resolve(dbPath);
+  if (!existsSync(path)) {
+    throw new CliError(ExitCode.notFoundOrConflict, `no database at ${path}; pass --db-path, or set SVC_AUTH_DB_PATH or SVC_HOME as the server has them`);
+  }
+  return path;
+}

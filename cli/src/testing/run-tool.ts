@@ -1,0 +1,114 @@
+/**
+ * Test support: runs the compiled binaries of this package in child processes, with a given
+ * environment and standard input (not a terminal), or through a pseudo-terminal driven by python3's
+ * `pty` module (prompts are answered when their text appears).
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The compiled tools. */
+export const tools = {
+  svc: fileURLToPath(new URL('../bin/svc.js', import.meta.url)),
+  reset: fileURLToPath(new URL('../bin/svc-reset-auth-password.js', import.meta.url)),
+  migrate: fileURLToPath(new URL('../bin/svc-migrate-auth.js', import.meta.url)),
+} as const;
+
+/** How a run ended. */
+export interface ToolResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `script` with `args`; `input` is written to its stdin (then closed). */
+export function runTool(script: string, args: readonly string[], options: { env: Record<string, string>; input?: string }): Promise<ToolResult> {
+  const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(options.input ?? '');
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Parses the JSON a `--json` run printed. */
+export function jsonOf<T = unknown>(result: ToolResult): T {
+  try {
+    return JSON.parse(result.stdout) as T;
+  } catch {
+    throw new Error(`not JSON (exit ${result.code}): ${result.stdout} / ${result.stderr}`);
+  }
+}
+
+const PTY_DRIVER = String.raw`
+import json, os, pty, re, select, sys
+spec = json.loads(sys.argv[1])
+pid, fd = pty.fork()
+if pid == 0:
+    os.execve(spec['argv'][0], spec['argv'], spec['env'])
+out = b''
+answers = spec['answers']
+index = 0
+position = 0
+while True:
+    ready, _, _ = select.select([fd], [], [], 30)
+    if not ready:
+        os.kill(pid, 9)
+        break
+    try:
+        data = os.read(fd, 4096)
+    except OSError:
+        break
+    if not data:
+        break
+    out += data
+    while index < len(answers):
+        match = re.compile(answers[index][0].encode()).search(out, position)
+        if match is None:
+            break
+        position = match.end()
+        os.write(fd, answers[index][1].encode())
+        index += 1
+_, status = os.waitpid(pid, 0)
+print(json.dumps({'code': os.waitstatus_to_exitcode(status), 'output': out.decode('utf-8', 'replace'), 'answered': index}))
+`;
+
+/** How a run in a pseudo-terminal ended: stdout and stderr both went to the terminal. */
+export interface PtyResult {
+  code: number;
+  /** Everything the terminal showed. */
+  output: string;
+  /** How many prompts were answered. */
+  answered: number;
+}
+
+/**
+ * Runs `script` in a pseudo-terminal. Each answer is `[regex, text]`: when the terminal shows text
+ * matching the regex (after the previous match), `text` is typed (end it with `\r` for Enter).
+ */
+export async function runInPty(
+  script: string,
+  args: readonly string[],
+  options: { env: Record<string, string>; answers: readonly [string, string][] },
+): Promise<PtyResult> {
+  const spec = { argv: [process.execPath, script, ...args], env: { PATH: process.env['PATH'] ?? '', TERM: 'dumb', ...options.env }, answers: options.answers };
+  // Asynchronous: the server under test may run in this very process.
+  const run = await runPython(JSON.stringify(spec));
+  if (run.code !== 0) throw new Error(`pty driver failed (${run.code}): ${run.stderr}`);
+  return JSON.parse(run.stdout) as PtyResult;
+}
+
+function runPython(spec: string): Promise<ToolResult> {
+  const child = spawn('python3', ['-c', PTY_DRIVER, spec], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
