@@ -159,6 +159,7 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
           query: request.query,
           principal: request.principal ?? unauthenticated,
           request,
+          reply,
         });
         if (result.headers !== undefined) void reply.headers(result.headers);
         void reply.code(result.status);

@@ -3,7 +3,7 @@
  * operation's body, path parameters and query as the generated types describe them, and must return
  * one of its documented success responses. A contract operation without a handler fails to compile.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import type { operations } from '../generated/openapi.js';
 import type { OperationId } from './contract.js';
@@ -45,6 +45,8 @@ export interface HandlerContext<Op extends OperationId> {
   query: QueryOf<Op>;
   principal: Principal;
   request: FastifyRequest;
+  /** The reply, for headers that must survive an error (most handlers return their headers instead). */
+  reply: FastifyReply;
 }
 
 /** The handler of operation `Op`. */
@@ -60,4 +62,5 @@ export type UntypedHandler = (context: {
   query: unknown;
   principal: Principal;
   request: FastifyRequest;
+  reply: FastifyReply;
 }) => Promise<{ status: number; body: unknown; headers?: Record<string, string> }>;
