@@ -21,6 +21,7 @@ import { healthHandlers } from './routes/health-routes.js';
 import { keyHandlers } from './routes/key-routes.js';
 import { setupHandlers } from './routes/setup-routes.js';
 import { userHandlers } from './routes/user-routes.js';
+import { registerWebUi } from './ui/web-ui.js';
 import { resolveSecret } from './secrets.js';
 import { KeyService } from './services/key-service.js';
 import { SessionService } from './services/session-service.js';
@@ -76,6 +77,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     app.removeContentTypeParser('text/plain');
     registerErrorHandling(app);
     registerRoutes(app, services, new Authenticator(storage, services.accessTokens));
+    await registerWebUi(app, config.frontend, app.log);
     app.addHook('onClose', () => storage.close());
     await app.ready();
     return app;
