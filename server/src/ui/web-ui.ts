@@ -30,8 +30,11 @@ export async function registerWebUi(app: FastifyInstance, frontend: FrontendConf
     return;
   }
   await app.register(async (ui) => {
-    ui.addHook('onRequest', (_request, reply, done) => {
+    ui.addHook('onRequest', (request, reply, done) => {
       void reply.headers(uiSecurityHeaders);
+      // Runs after the app-wide hook, replacing its no-store: hashed files never change, and
+      // index.html is revalidated so a new build is picked up at once.
+      void reply.header('cache-control', request.url.startsWith(HASHED_ASSETS_PREFIX) ? 'public, max-age=31536000, immutable' : 'no-cache');
       done();
     });
     await ui.register(fastifyStatic, {
@@ -41,14 +44,10 @@ export async function registerWebUi(app: FastifyInstance, frontend: FrontendConf
       redirect: false,
       dotfiles: 'ignore',
       cacheControl: false,
-      setHeaders: (response, path) => {
-        const immutable = path.replace(/\\/g, '/').includes(HASHED_ASSETS_PREFIX);
-        response.setHeader('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-      },
     });
-    const sendIndex = (_request: unknown, reply: FastifyReply) => reply.header('cache-control', 'no-cache').sendFile('index.html');
+    const sendIndex = (_request: unknown, reply: FastifyReply) => reply.sendFile('index.html');
     for (const path of clientRoutes) {
-      if (path !== '/index.html') ui.get(path, sendIndex);
+      ui.get(path, sendIndex);
     }
     const toRoot = (_request: unknown, reply: FastifyReply) => reply.redirect('/', 301);
     ui.get('/ui', toRoot);
