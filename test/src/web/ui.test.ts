@@ -34,7 +34,9 @@ describe('web UI (Chromium against svc-local)', () => {
   const problems: string[] = [];
   let keyPlaintext = '';
 
-  const shoot = (name: string) => page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
+  // Toasts come and go; the screenshots show the page under them.
+  const shoot = (name: string) =>
+    page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true, style: '.mantine-Notifications-root { display: none !important; }' });
   const dialog = (name: string | RegExp) => page.getByRole('dialog', { name });
 
   before(async () => {
@@ -200,8 +202,17 @@ describe('web UI (Chromium against svc-local)', () => {
     const nav = page.getByRole('navigation', { name: 'Pages' });
     assert.deepEqual(await nav.getByRole('link').allTextContents(), ['API keys']);
     await page.getByText('No API keys yet.').waitFor();
-    const reveal = page.getByRole('button', { name: 'Create key' });
-    await reveal.waitFor();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const create = dialog('Create API key');
+    await create.getByRole('textbox', { name: 'Name', exact: true }).fill('alice-laptop');
+    await create.getByRole('button', { name: 'Create' }).click();
+    await dialog('Your new API key').getByRole('button', { name: 'Done' }).click();
+    for (const action of ['Reveal key alice-laptop', 'Models of key alice-laptop']) {
+      const button = page.getByRole('button', { name: action });
+      assert.equal(await button.getAttribute('aria-disabled'), 'true', action);
+      assert.equal(await button.getAttribute('title'), 'Needs the keys:manage permission', action);
+    }
+    assert.equal(await page.getByRole('row').filter({ hasText: 'notebook' }).count(), 0, "the admin's key is not listed");
     await page.goto(`${server.baseUrl}/users`);
     await page.getByRole('alert').filter({ hasText: 'You cannot open Users' }).waitFor();
     await page.getByText('needs the permission users:manage').waitFor();
@@ -212,10 +223,10 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${server.baseUrl}/keys`);
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await shoot('keys-phone');
     const burger = page.getByRole('button', { name: 'Toggle navigation' });
     await burger.click();
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'API keys' }).waitFor({ state: 'visible' });
-    await shoot('keys-phone');
     await burger.click();
   });
 

@@ -9,6 +9,8 @@ import type { ReactNode } from 'react';
 export interface Column<Row> {
   header: string;
   cell(row: Row): ReactNode;
+  /** Keep the cell on one line (short values: badges, prefixes, buttons). */
+  nowrap?: boolean;
 }
 
 export interface DataTableProps<Row> {
@@ -47,7 +49,9 @@ export function DataTable<Row>({ caption, columns, rows, rowKey, empty, minWidth
             rows.map((row) => (
               <Table.Tr key={rowKey(row)} data-row={rowKey(row)}>
                 {columns.map((column) => (
-                  <Table.Td key={column.header}>{column.cell(row)}</Table.Td>
+                  <Table.Td key={column.header} style={column.nowrap === true ? { whiteSpace: 'nowrap' } : undefined}>
+                    {column.cell(row)}
+                  </Table.Td>
                 ))}
               </Table.Tr>
             ))

@@ -72,12 +72,14 @@ export function KeysPage() {
   const needsManage = manages ? null : 'Needs the keys:manage permission';
   const columns: Column<ApiKey>[] = [
     { header: 'Name', cell: (key) => <strong>{key.name}</strong> },
-    { header: 'Prefix', cell: (key) => <Code>{key.key_prefix}…</Code> },
+    { header: 'Prefix',
+      nowrap: true, cell: (key) => <Code>{key.key_prefix}…</Code> },
     { header: 'Owner', cell: (key) => key.owner_username },
     { header: 'Expires', cell: (key) => formatTime(key.expires_at, 'never') },
     { header: 'Last used', cell: (key) => formatTime(key.last_used_at, 'never') },
     {
       header: 'Status',
+      nowrap: true,
       cell: (key) => {
         const status = keyStatus(key);
         return <Badge color={status.color}>{status.label}</Badge>;
@@ -86,6 +88,7 @@ export function KeysPage() {
     { header: 'Models', cell: (key) => <Text size="sm">{describeModelPermissions(key.model_permissions)}</Text> },
     {
       header: 'Actions',
+      nowrap: true,
       cell: (key) => (
         <Group gap={6} wrap="nowrap">
           <GuardedButton refusal={null} onClick={() => void setEnabled(key, !key.enabled)} aria-label={`${key.enabled ? 'Disable' : 'Enable'} key ${key.name}`}>

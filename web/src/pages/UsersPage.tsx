@@ -49,6 +49,7 @@ export function UsersPage() {
     { header: 'Username', cell: (user) => <strong>{user.username}</strong> },
     {
       header: 'Status',
+      nowrap: true,
       cell: (user) => <Badge color={user.enabled ? 'green' : 'gray'}>{user.enabled ? 'enabled' : 'disabled'}</Badge>,
     },
     {
@@ -62,6 +63,7 @@ export function UsersPage() {
     { header: 'Created', cell: (user) => formatTime(user.created_at) },
     {
       header: 'Actions',
+      nowrap: true,
       cell: (user) => {
         const notYours = whyNotAdminister(me, user);
         const lastAdmin = whyNotRemoveAdmin(user, list);
