@@ -30,9 +30,11 @@ export function AppLayout({ children }: { children: ReactNode }) {
             <Text size="sm" c="dimmed" visibleFrom="xs" data-testid="signed-in-as">
               {me.username}
             </Text>
-            <Button size="xs" variant="default" onClick={() => void logout()}>
-              Log out
-            </Button>
+            {me.auth_type !== 'none' && (
+              <Button size="xs" variant="default" onClick={() => void logout()}>
+                Log out
+              </Button>
+            )}
           </Group>
         </Group>
       </AppShell.Header>
