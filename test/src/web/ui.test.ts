@@ -230,6 +230,24 @@ describe('web UI (Chromium against svc-local)', () => {
     await burger.click();
   });
 
+  it('opens the app directly, without login or logout, when authentication is switched off', async () => {
+    const open = await startServerProcess({ SVC_HOME: join(home, 'auth-off'), SVC_AUTH_ADVANCED: 'false' });
+    const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const anonymous = await other.newPage();
+      // A fresh database still needs its administrator first.
+      const client = new Client({ baseUrl: open.baseUrl, maxRetries: 0 });
+      await client.setup.createAdmin(ADMIN);
+      await anonymous.goto(`${open.baseUrl}/`);
+      await anonymous.waitForURL('**/users');
+      await anonymous.getByTestId('signed-in-as').filter({ hasText: 'anonymous' }).waitFor();
+      assert.equal(await anonymous.getByRole('button', { name: 'Log out' }).count(), 0);
+    } finally {
+      await other.close();
+      await open.stop();
+    }
+  });
+
   it('raised no script error and no Content-Security-Policy violation on any page', () => {
     const relevant = problems.filter((text) => !/the server responded with a status of (401|403)/.test(text));
     assert.deepEqual(relevant, []);
