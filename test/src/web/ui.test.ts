@@ -219,6 +219,24 @@ describe('web UI (Chromium against svc-local)', () => {
     await shoot('forbidden');
   });
 
+  it("changes one's own password and keeps the session (a new cookie) across a reload", async () => {
+    await page.goto(`${server.baseUrl}/keys`);
+    await page.getByRole('button', { name: 'Password', exact: true }).click();
+    const change = dialog('Change your password');
+    await change.getByRole('textbox', { name: 'Current password', exact: true }).fill('not alice at all, clearly');
+    await change.getByRole('textbox', { name: 'New password', exact: true }).fill(`${ALICE.password} renewed`);
+    await change.getByRole('textbox', { name: 'Confirm new password', exact: true }).fill(`${ALICE.password} renewed`);
+    await change.getByRole('button', { name: 'Change password' }).click();
+    await change.getByRole('alert').filter({ hasText: 'Current password is incorrect.' }).waitFor();
+    await change.getByRole('textbox', { name: 'Current password', exact: true }).fill(ALICE.password);
+    await change.getByRole('button', { name: 'Change password' }).click();
+    await change.waitFor({ state: 'detached' });
+    await page.reload();
+    await page.getByTestId('signed-in-as').filter({ hasText: ALICE.username }).waitFor();
+    const oldPassword = await new Client({ baseUrl: server.baseUrl, maxRetries: 0 }).login(ALICE.username, ALICE.password).catch((error: unknown) => error);
+    assert.ok(oldPassword instanceof Error && /Incorrect username or password/.test(oldPassword.message));
+  });
+
   it('works at phone width', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${server.baseUrl}/keys`);

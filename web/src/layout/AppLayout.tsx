@@ -2,19 +2,21 @@
  * The shell around every page of a logged-in user: a header with the account menu and logout, and a
  * navigation listing only the pages the user may open (a burger menu on narrow screens).
  */
-import { AppShell, Burger, Button, Group, NavLink, Text } from '@mantine/core';
+import { Alert, AppShell, Burger, Button, Group, NavLink, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { holdsAny } from '../auth/permissions.js';
 import { useMe, useSession } from '../auth/session.js';
 import { pages } from '../pages/registry.js';
+import { OwnPasswordDialog } from './OwnPasswordDialog.js';
 
 export function AppLayout({ children }: { children: ReactNode }) {
   const me = useMe();
   const { logout } = useSession();
   const [opened, { toggle, close }] = useDisclosure();
   const [location] = useLocation();
+  const [changingPassword, setChangingPassword] = useState(false);
   const visible = pages.filter((page) => holdsAny(me.permissions, page.anyOf));
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
@@ -31,9 +33,14 @@ export function AppLayout({ children }: { children: ReactNode }) {
               {me.username}
             </Text>
             {me.auth_type !== 'none' && (
-              <Button size="xs" variant="default" onClick={() => void logout()}>
-                Log out
-              </Button>
+              <>
+                <Button size="xs" variant="subtle" onClick={() => setChangingPassword(true)}>
+                  Password
+                </Button>
+                <Button size="xs" variant="default" onClick={() => void logout()}>
+                  Log out
+                </Button>
+              </>
             )}
           </Group>
         </Group>
@@ -51,7 +58,15 @@ export function AppLayout({ children }: { children: ReactNode }) {
           />
         ))}
       </AppShell.Navbar>
-      <AppShell.Main>{children}</AppShell.Main>
+      <AppShell.Main>
+        {me.must_change_password && (
+          <Alert color="yellow" title="Please change your password" mb="md" role="status">
+            An administrator set your password. Choose your own with the Password button at the top.
+          </Alert>
+        )}
+        {children}
+      </AppShell.Main>
+      {changingPassword && <OwnPasswordDialog onClose={() => setChangingPassword(false)} />}
     </AppShell>
   );
 }

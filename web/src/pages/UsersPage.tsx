@@ -3,7 +3,7 @@
  * and delete. Actions the server would refuse (own account, a user holding permissions the caller
  * lacks, the last enabled administrator) are shown disabled with the reason.
  */
-import { Badge, Button, Group, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Badge, Button, Checkbox, Group, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import type { Me, Permission, User } from '@svc/sdk';
@@ -176,9 +176,9 @@ function PermissionsDialog({ me, user, onClose, onDone }: DialogProps & { me: Me
 }
 
 function PasswordDialog({ user, minLength, onClose }: { user: User; minLength: number; onClose(): void }) {
-  const form = useForm({ initialValues: { password: '', confirmation: '' }, validate: passwordValidators(minLength) });
+  const form = useForm({ initialValues: { password: '', confirmation: '', mustChange: true }, validate: passwordValidators(minLength) });
   const submit = useSubmit(async (values: typeof form.values) => {
-    await client.users.setPassword(user.id, { new_password: values.password });
+    await client.users.setPassword(user.id, { new_password: values.password, must_change_password: values.mustChange });
     notifications.show({ color: 'green', message: `Password of ${user.username} changed; their sessions ended` });
     onClose();
   });
@@ -186,6 +186,7 @@ function PasswordDialog({ user, minLength, onClose }: { user: User; minLength: n
     <FormDialog opened title={`New password for ${user.username}`} submitLabel="Set password" busy={submit.busy} error={submit.error} onClose={onClose} onSubmit={form.onSubmit((v) => void submit.run(v))}>
       <PasswordInput label="New password" description={`At least ${minLength} characters`} required data-autofocus autoComplete="new-password" {...form.getInputProps('password')} />
       <PasswordInput label="Confirm password" required autoComplete="new-password" {...form.getInputProps('confirmation')} />
+      <Checkbox label="Ask them to choose their own password after logging in" {...form.getInputProps('mustChange', { type: 'checkbox' })} />
     </FormDialog>
   );
 }
