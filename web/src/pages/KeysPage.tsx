@@ -117,7 +117,16 @@ export function KeysPage() {
       <PageHeader
         title="API keys"
         description={manages ? "Every user's API keys." : 'Your API keys. Send one as Authorization: Bearer <key>.'}
-        action={<Button onClick={() => setDialog({ kind: 'create' })}>Create key</Button>}
+        action={
+          <GuardedButton
+            size="sm"
+            variant="filled"
+            refusal={holds(me.permissions, 'keys:create') ? null : 'Creating a key needs the keys:create permission'}
+            onClick={() => setDialog({ kind: 'create' })}
+          >
+            Create key
+          </GuardedButton>
+        }
       />
       <ErrorAlert error={keys.error} title="Could not load the keys" />
       <ErrorAlert error={actionError} />
