@@ -171,6 +171,17 @@ describe('web UI (Chromium against svc-local)', () => {
     await shoot('keys');
   });
 
+  it('creates a key for another user when holding keys:manage and users:manage', async () => {
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const create = dialog('Create API key');
+    await create.getByRole('textbox', { name: 'Name', exact: true }).fill('for-alice');
+    await create.getByRole('combobox', { name: 'Owner' }).click();
+    await page.getByRole('option', { name: ALICE.username, exact: true }).click();
+    await create.getByRole('button', { name: 'Create' }).click();
+    await dialog('Your new API key').getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('row').filter({ hasText: 'for-alice' }).getByRole('cell', { name: ALICE.username, exact: true }).waitFor();
+  });
+
   it('keeps the session across a reload (the cookie resumes it; the access token lived in memory only)', async () => {
     await page.reload();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
@@ -201,7 +212,7 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.waitForURL('**/keys');
     const nav = page.getByRole('navigation', { name: 'Pages' });
     assert.deepEqual(await nav.getByRole('link').allTextContents(), ['API keys']);
-    await page.getByText('No API keys yet.').waitFor();
+    await page.getByRole('row').filter({ hasText: 'for-alice' }).waitFor();
     await page.getByRole('button', { name: 'Create key' }).click();
     const create = dialog('Create API key');
     await create.getByRole('textbox', { name: 'Name', exact: true }).fill('alice-laptop');

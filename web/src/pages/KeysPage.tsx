@@ -6,7 +6,7 @@
 import { Alert, Badge, Button, Code, CopyButton, Group, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
-import type { ApiKey, ApiKeyCreated, Me } from '@svc/sdk';
+import type { ApiKey, ApiKeyCreated, Me, User } from '@svc/sdk';
 import { useState } from 'react';
 import { client } from '../api/client.js';
 import { useLoader } from '../api/use-loader.js';
@@ -157,8 +157,11 @@ export function KeysPage() {
 }
 
 function CreateKeyDialog({ me, onClose, onCreated }: { me: Me; onClose(): void; onCreated(key: ApiKeyCreated): Promise<void> }) {
+  // Creating a key for someone else needs keys:manage; choosing them from a list needs users:manage.
+  const mayChooseOwner = holds(me.permissions, 'keys:manage') && holds(me.permissions, 'users:manage');
+  const users = useLoader(() => (mayChooseOwner ? client.users.list() : Promise.resolve<User[]>([])));
   const form = useForm({
-    initialValues: { name: '', description: '', expiry: 'never' },
+    initialValues: { name: '', description: '', expiry: 'never', owner: me.id },
     validate: { name: (value) => (value.trim() === '' ? 'Name the key (e.g. the program that uses it)' : null) },
   });
   const [access, setAccess] = useState<ModelAccess>({ mode: 'all' });
@@ -169,16 +172,29 @@ function CreateKeyDialog({ me, onClose, onCreated }: { me: Me; onClose(): void; 
       ...(values.description.trim() === '' ? {} : { description: values.description.trim() }),
       ...(days === null ? {} : { expires_at: new Date(Date.now() + days * 86_400_000).toISOString() }),
       model_permissions: toModelPermissions(access),
+      ...(values.owner === me.id ? {} : { owner: values.owner }),
     });
     await onCreated(created);
   });
   return (
     <FormDialog opened title="Create API key" submitLabel="Create" size="lg" busy={submit.busy} error={submit.error} onClose={onClose} onSubmit={form.onSubmit((v) => void submit.run(v))}>
-      <Text size="sm" c="dimmed">
-        The key belongs to you ({me.username}) and acts with your permissions.
-      </Text>
       <TextInput label="Name" required data-autofocus {...form.getInputProps('name')} />
       <TextInput label="Description" {...form.getInputProps('description')} />
+      {mayChooseOwner ? (
+        <Select
+          label="Owner"
+          description="The key acts with its owner's permissions."
+          data={(users.data ?? []).filter((user) => user.enabled).map((user) => ({ value: user.id, label: user.username }))}
+          searchable
+          allowDeselect={false}
+          {...form.getInputProps('owner')}
+        />
+      ) : (
+        <Text size="sm" c="dimmed">
+          The key belongs to you ({me.username}) and acts with your permissions.
+        </Text>
+      )}
+      <ErrorAlert error={users.error} title="Could not load the users" />
       <Select label="Expires" data={expiryChoices} allowDeselect={false} {...form.getInputProps('expiry')} />
       <ModelPermissionsEditor value={access} onChange={setAccess} />
     </FormDialog>
