@@ -19,7 +19,7 @@ import { UsersResource } from './resources/users.js';
 import { Session } from './session.js';
 import { MemoryTokenStore, type TokenStore } from './token-store.js';
 import { createTransport } from './transport.js';
-import type { TokenPair } from './types.js';
+import type { BrowserSession, TokenPair } from './types.js';
 
 /** Everything a {@link Client} can be told. */
 export interface ClientOptions {
@@ -120,6 +120,27 @@ export class Client {
   /** Logs in; every later call carries the access token, refreshed automatically. */
   login(username: string, password: string): Promise<TokenPair> {
     return this.#session.login(username, password);
+  }
+
+  /**
+   * Logs in for a web page served by the svc server (same origin): the refresh token goes into an
+   * HttpOnly, SameSite=Strict cookie that page scripts cannot read; only the short-lived access token
+   * is kept, in the token store (memory by default). Refresh and {@link Client.logout} use the cookie.
+   *
+   * @example
+   * const client = new Client({ baseUrl: location.origin });
+   * if (!(await client.resumeBrowserSession())) await client.startBrowserSession(username, password);
+   */
+  startBrowserSession(username: string, password: string): Promise<BrowserSession> {
+    return this.#session.startBrowserSession(username, password);
+  }
+
+  /**
+   * Resumes the browser session whose cookie survived a page reload. Resolves true when the server
+   * accepted the cookie (the client is logged in again), false when there is no valid session.
+   */
+  resumeBrowserSession(): Promise<boolean> {
+    return this.#session.resumeBrowserSession();
   }
 
   /** Revokes the session's refresh token on the server and forgets the session. */

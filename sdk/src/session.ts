@@ -9,7 +9,7 @@ import { AuthenticationError, BadRequestError } from './errors.js';
 import type { paths } from './generated/openapi.js';
 import { unwrap } from './resources/unwrap.js';
 import type { StoredSession, TokenStore } from './token-store.js';
-import type { TokenPair } from './types.js';
+import type { BrowserSession, TokenPair } from './types.js';
 
 /** An access token this close to its expiry is refreshed before use (clock skew, time in flight). */
 const EXPIRY_MARGIN_MS = 10_000;
@@ -32,6 +32,31 @@ export class Session {
     return pair;
   }
 
+  /**
+   * Logs in for a browser: the server keeps the refresh token in an HttpOnly cookie scoped to the
+   * session routes, and only the access token is kept here (in memory by default).
+   */
+  async startBrowserSession(username: string, password: string): Promise<BrowserSession> {
+    const session = await unwrap(this.#api.POST('/v1/auth/session', { body: { username, password } }));
+    await this.#store.set({ accessToken: session.access_token, refreshToken: null, accessTokenExpiresAt: expiresAt(session) });
+    return session;
+  }
+
+  /**
+   * Picks up the browser session the cookie still holds (after a page reload): true when there is
+   * one, false when the server refused it (no cookie, expired, revoked).
+   */
+  async resumeBrowserSession(): Promise<boolean> {
+    try {
+      const session = await unwrap(this.#api.POST('/v1/auth/session/refresh', { body: {} }));
+      await this.#store.set({ accessToken: session.access_token, refreshToken: null, accessTokenExpiresAt: expiresAt(session) });
+      return true;
+    } catch (error) {
+      if (error instanceof AuthenticationError || error instanceof BadRequestError) return false;
+      throw error;
+    }
+  }
+
   /** Keeps a pair the server handed out some other way (e.g. after changing one's own password). */
   async adopt(pair: TokenPair): Promise<void> {
     await this.#store.set(toStored(pair));
@@ -41,7 +66,9 @@ export class Session {
   async logout(): Promise<void> {
     const session = await this.#store.get();
     await this.#store.clear();
-    if (session !== null) await unwrap(this.#api.POST('/v1/auth/logout', { body: { refresh_token: session.refreshToken } }));
+    if (session === null) return;
+    if (session.refreshToken === null) await unwrap(this.#api.POST('/v1/auth/session/logout', { body: {} }));
+    else await unwrap(this.#api.POST('/v1/auth/logout', { body: { refresh_token: session.refreshToken } }));
   }
 
   /** The access token to send now (refreshed first if it has expired), or null when not logged in. */
@@ -71,8 +98,13 @@ export class Session {
     }
     if (session.accessToken !== staleAccessToken && Date.now() < session.accessTokenExpiresAt - EXPIRY_MARGIN_MS) return;
     try {
-      const pair = await unwrap(this.#api.POST('/v1/auth/refresh', { body: { refresh_token: session.refreshToken } }));
-      await this.#store.set(toStored(pair));
+      if (session.refreshToken === null) {
+        const renewed = await unwrap(this.#api.POST('/v1/auth/session/refresh', { body: {} }));
+        await this.#store.set({ accessToken: renewed.access_token, refreshToken: null, accessTokenExpiresAt: expiresAt(renewed) });
+      } else {
+        const pair = await unwrap(this.#api.POST('/v1/auth/refresh', { body: { refresh_token: session.refreshToken } }));
+        await this.#store.set(toStored(pair));
+      }
     } catch (error) {
       // A refused refresh ends the session; a network failure or a 5xx leaves it for the next try.
       if (error instanceof AuthenticationError || error instanceof BadRequestError) await this.#store.clear();
@@ -81,6 +113,10 @@ export class Session {
   }
 }
 
+function expiresAt(answer: { expires_in: number }): number {
+  return Date.now() + answer.expires_in * 1000;
+}
+
 function toStored(pair: TokenPair): StoredSession {
-  return { accessToken: pair.access_token, refreshToken: pair.refresh_token, accessTokenExpiresAt: Date.now() + pair.expires_in * 1000 };
+  return { accessToken: pair.access_token, refreshToken: pair.refresh_token, accessTokenExpiresAt: expiresAt(pair) };
 }

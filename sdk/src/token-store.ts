@@ -6,7 +6,11 @@
 /** A logged-in session. */
 export interface StoredSession {
   accessToken: string;
-  refreshToken: string;
+  /**
+   * The refresh token, or null for a browser session, whose refresh token the browser holds as an
+   * HttpOnly cookie that no script can read (see `Client.startBrowserSession`).
+   */
+  refreshToken: string | null;
   /** When the access token expires, in epoch milliseconds. */
   accessTokenExpiresAt: number;
 }

@@ -13,6 +13,8 @@ export type UserUpdate = Schemas['UserUpdate'];
 export type UserPasswordSet = Schemas['UserPasswordSet'];
 export type Me = Schemas['Me'];
 export type TokenPair = Schemas['TokenPair'];
+/** A browser login: the access token; the refresh token is in an HttpOnly cookie. */
+export type BrowserSession = Schemas['BrowserSession'];
 export type SetupStatus = Schemas['SetupStatus'];
 export type SetupRequest = Schemas['SetupRequest'];
 export type OwnPasswordChange = Schemas['OwnPasswordChange'];

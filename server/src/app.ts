@@ -21,6 +21,7 @@ import { healthHandlers } from './routes/health-routes.js';
 import { keyHandlers } from './routes/key-routes.js';
 import { setupHandlers } from './routes/setup-routes.js';
 import { userHandlers } from './routes/user-routes.js';
+import { registerWebUi } from './ui/web-ui.js';
 import { resolveSecret } from './secrets.js';
 import { FamilyDefinitionParser } from './models/family-definition.js';
 import { InferenceService } from './models/inference-service.js';
@@ -110,6 +111,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     app.removeContentTypeParser('text/plain');
     registerErrorHandling(app, services.metrics);
     registerRoutes(app, services, new Authenticator(storage, services.accessTokens));
+    await registerWebUi(app, config.frontend, app.log);
     app.addHook('onClose', () => {
       services.upstream.close();
       storage.close();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { homedir } from 'node:os';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from './config.js';
@@ -128,5 +129,48 @@ describe('loadConfig: paths and secrets', () => {
     const [warning, ...rest] = loadConfig({ SVC_HOME: home, SVC_FRONTEND_ENDPOINT: 'http://127.0.0.1:3000' }).warnings;
     assert.deepEqual(rest, []);
     assert.match(warning ?? '', /SVC_FRONTEND_ENDPOINT.*ignored.*SVC_FRONTEND_DIST_DIR/);
+  });
+});
+
+describe('loadConfig: SVC_FRONTEND_DIST_DIR', () => {
+  it('serves the bundled build when unset', () => {
+    const config = loadConfig({ SVC_HOME: home });
+    assert.equal(config.frontend.custom, false);
+    assert.match(config.frontend.directory, /web[/\\]dist$/);
+  });
+
+  it('accepts a directory holding index.html', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'svc-ui-'));
+    try {
+      await writeFile(join(directory, 'index.html'), '<!doctype html>');
+      assert.deepEqual(loadConfig({ SVC_HOME: home, SVC_FRONTEND_DIST_DIR: directory }).frontend, { directory, custom: true });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('stops start-up with one line for a missing directory, a file, an empty directory and one without index.html', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'svc-ui-'));
+    try {
+      const empty = join(directory, 'empty');
+      const noIndex = join(directory, 'no-index');
+      await mkdir(empty);
+      await mkdir(noIndex);
+      await writeFile(join(noIndex, 'app.js'), '');
+      await writeFile(join(directory, 'file'), '');
+      const cases: [string, RegExp][] = [
+        [join(directory, 'missing'), /does not exist/],
+        [join(directory, 'file'), /is not a directory/],
+        [empty, /is an empty directory/],
+        [noIndex, /holds no index\.html/],
+      ];
+      for (const [value, message] of cases) {
+        const error = configErrorFor({ SVC_FRONTEND_DIST_DIR: value });
+        assertOneLineNaming(error, 'SVC_FRONTEND_DIST_DIR');
+        assert.match(error.message, message);
+      }
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });

@@ -3,8 +3,10 @@
  * typed {@link ServerConfig}. A bad value throws {@link ConfigError} with one line that names the
  * variable, the value and what would be accepted.
  */
+import { readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Where a secret comes from: the environment, or a file generated once on first run. */
 export type SecretSource = { kind: 'env'; variable: string; value: string } | { kind: 'file'; path: string };
@@ -40,9 +42,22 @@ export interface ServerConfig {
    * start answering, and to send the next chunk of a stream. @default 300000
    */
   upstreamTimeoutMs: number;
+  /** The web UI build served at `/`. */
+  frontend: FrontendConfig;
   /** Things worth one line in the log at start-up, e.g. a removed variable that is still set. */
   warnings: string[];
 }
+
+/** Where the static web UI comes from. */
+export interface FrontendConfig {
+  /** The directory holding `index.html` and its assets. */
+  directory: string;
+  /** True when `SVC_FRONTEND_DIST_DIR` chose it (it was then checked to exist and hold files). */
+  custom: boolean;
+}
+
+/** The web UI build bundled with the server (`web/dist` in this repository). */
+export const BUNDLED_FRONTEND_DIRECTORY = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
 /** A configuration value that stops start-up; its message is one readable line. */
 export class ConfigError extends Error {
@@ -98,8 +113,27 @@ export function loadConfig(env: Environment = process.env): ServerConfig {
     cacheDirectory: join(home, 'cache'),
     virtualenvDirectory: join(home, 'virtualenv'),
     upstreamTimeoutMs: parsePositiveInteger(env, 'SVC_UPSTREAM_TIMEOUT_SECONDS', 300, 24 * 60 * 60) * 1000,
+    frontend: frontendConfig(env),
     warnings: removedVariableWarnings(env),
   };
+}
+
+function frontendConfig(env: Environment): FrontendConfig {
+  const name = 'SVC_FRONTEND_DIST_DIR';
+  const value = nonEmpty(env, name);
+  if (value === undefined) return { directory: BUNDLED_FRONTEND_DIRECTORY, custom: false };
+  const directory = resolve(value);
+  let entries: string[];
+  try {
+    if (!statSync(directory).isDirectory()) throw new ConfigError(`${name}=${JSON.stringify(value)} is not a directory: point it at a frontend build`);
+    entries = readdirSync(directory);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(`${name}=${JSON.stringify(value)} does not exist or cannot be read: point it at a frontend build`);
+  }
+  if (entries.length === 0) throw new ConfigError(`${name}=${JSON.stringify(value)} is an empty directory: point it at a frontend build holding index.html`);
+  if (!entries.includes('index.html')) throw new ConfigError(`${name}=${JSON.stringify(value)} holds no index.html: point it at a frontend build`);
+  return { directory, custom: true };
 }
 
 function removedVariableWarnings(env: Environment): string[] {

@@ -131,6 +131,47 @@ export const operationExamples: readonly OperationExample[] = [
     }
   },
   {
+    "operationId": "startBrowserSession",
+    "method": "POST",
+    "path": "/v1/auth/session",
+    "public": true,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkyIn0.c2lnbmF0dXJl",
+      "token_type": "bearer",
+      "expires_in": 1800,
+      "refresh_expires_in": 604800,
+      "must_change_password": false
+    }
+  },
+  {
+    "operationId": "refreshBrowserSession",
+    "method": "POST",
+    "path": "/v1/auth/session/refresh",
+    "public": true,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkyIn0.c2lnbmF0dXJl",
+      "token_type": "bearer",
+      "expires_in": 1800,
+      "refresh_expires_in": 604800,
+      "must_change_password": false
+    }
+  },
+  {
+    "operationId": "endBrowserSession",
+    "method": "POST",
+    "path": "/v1/auth/session/logout",
+    "public": true,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "ok": true
+    }
+  },
+  {
     "operationId": "getMe",
     "method": "GET",
     "path": "/v1/auth/me",

@@ -169,6 +169,75 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in for a browser (refresh token in an HttpOnly cookie)
+         * @description The login the web UI uses. Checks the username and password like `POST /v1/auth/login`,
+         *     answers the access token in the body and sets the refresh token as the `svc_session`
+         *     cookie: `HttpOnly`, `SameSite=Strict`, `Path=/v1/auth/session`, `Secure` when the request
+         *     came over HTTPS (directly or per `X-Forwarded-Proto`). The body never carries the refresh
+         *     token, so page scripts cannot read or leak it. JSON bodies only (cross-site forms cannot
+         *     send them without a CORS preflight, which the server never grants).
+         */
+        post: operations["startBrowserSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/session/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refresh a browser session from its cookie
+         * @description Reads the refresh token from the `svc_session` cookie, rotates it exactly like
+         *     `POST /v1/auth/refresh` (reuse of a rotated token ends the session) and answers a new
+         *     access token with the rotated cookie. Without a valid cookie: 401 `invalid_refresh_token`
+         *     and the cookie is cleared. The body must be the empty JSON object.
+         */
+        post: operations["refreshBrowserSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/session/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log a browser out
+         * @description Revokes the session of the `svc_session` cookie (when there is one) and clears the cookie.
+         *     Always answers ok. The body must be the empty JSON object.
+         */
+        post: operations["endBrowserSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/me": {
         parameters: {
             query?: never;
@@ -790,6 +859,21 @@ export type components = {
             username: string;
             password: components["schemas"]["Password"];
         };
+        /** @description A token pair without its refresh token, which the browser holds as an HttpOnly cookie. */
+        BrowserSession: {
+            /** @description An HS256 JWT. */
+            access_token: string;
+            /** @constant */
+            token_type: "bearer";
+            /** @description Seconds until the access token expires. */
+            expires_in: number;
+            /** @description Seconds until the refresh token (the cookie) expires. */
+            refresh_expires_in: number;
+            /** @description Present and true when the account must change its password. */
+            must_change_password?: boolean;
+        };
+        /** @description The empty JSON object (a JSON body keeps cross-site forms out). */
+        EmptyRequest: Record<string, never>;
         TokenPair: {
             /** @description An HS256 JWT. */
             access_token: string;
@@ -1179,6 +1263,25 @@ export type components = {
         };
     };
     responses: {
+        /** @description The access token; the refresh token is in the `svc_session` cookie. */
+        BrowserSession: {
+            headers: {
+                "Set-Cookie": components["headers"]["SetSessionCookie"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkyIn0.c2lnbmF0dXJl",
+                 *       "token_type": "bearer",
+                 *       "expires_in": 1800,
+                 *       "refresh_expires_in": 604800,
+                 *       "must_change_password": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["BrowserSession"];
+            };
+        };
         /** @description A new token pair. */
         TokenPair: {
             headers: {
@@ -1464,6 +1567,8 @@ export type components = {
         };
     };
     parameters: {
+        /** @description The browser session's refresh token, set by `POST /v1/auth/session` (HttpOnly). */
+        SessionCookie: string;
         /** @description The user's id. */
         UserId: components["schemas"]["Id"];
         /** @description The API key's id. */
@@ -1479,6 +1584,11 @@ export type components = {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description `svc_session=<refresh token>; Path=/v1/auth/session; HttpOnly; SameSite=Strict; Max-Age=<seconds>`
+         *     (plus `Secure` over HTTPS); `Max-Age=0` with an empty value clears it.
+         */
+        SetSessionCookie: string;
         /**
          * @description Present when the request used a deprecated legacy permission name (`models:start`,
          *     `models:stop`, `models:add`, `models:unregister`); the names were mapped to their replacements.
@@ -1711,6 +1821,87 @@ export interface operations {
             /** @description The session is over (or never existed). */
             200: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    startBrowserSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "admin",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LoginRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["BrowserSession"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    refreshBrowserSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: {
+                /** @description The browser session's refresh token, set by `POST /v1/auth/session` (HttpOnly). */
+                svc_session?: components["parameters"]["SessionCookie"];
+            };
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["EmptyRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["BrowserSession"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    endBrowserSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: {
+                /** @description The browser session's refresh token, set by `POST /v1/auth/session` (HttpOnly). */
+                svc_session?: components["parameters"]["SessionCookie"];
+            };
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["EmptyRequest"];
+            };
+        };
+        responses: {
+            /** @description The session is over (or never existed); the cookie is cleared. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
                     [name: string]: unknown;
                 };
                 content: {

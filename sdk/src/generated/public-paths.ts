@@ -11,4 +11,7 @@ export const publicOperations: ReadonlySet<string> = new Set([
   'POST /token',
   'POST /v1/auth/refresh',
   'POST /v1/auth/logout',
+  'POST /v1/auth/session',
+  'POST /v1/auth/session/refresh',
+  'POST /v1/auth/session/logout',
 ]);

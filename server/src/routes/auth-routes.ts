@@ -4,12 +4,16 @@
 import { allPermissions, sortedPermissions } from '../auth/permissions.js';
 import type { Handlers } from '../contract/handlers.js';
 import { ApiError } from '../errors.js';
+import { clearedSessionCookie, readSessionCookie, sessionCookie } from '../http/session-cookie.js';
 import { isoTime } from '../services/presenters.js';
 import type { Services } from '../services/services.js';
 
 export function authHandlers(
   services: Services,
-): Pick<Handlers, 'login' | 'loginLegacy' | 'refreshTokens' | 'logout' | 'getMe' | 'changeOwnPassword'> {
+): Pick<
+  Handlers,
+  'login' | 'loginLegacy' | 'refreshTokens' | 'logout' | 'startBrowserSession' | 'refreshBrowserSession' | 'endBrowserSession' | 'getMe' | 'changeOwnPassword'
+> {
   return {
     login: async ({ body }) => ({ status: 200, body: await services.sessions.login(body.username, body.password) }),
     loginLegacy: async ({ body }) => ({ status: 200, body: await services.sessions.login(body.username, body.password) }),
@@ -17,6 +21,27 @@ export function authHandlers(
     logout: ({ body }) => {
       services.sessions.logout(body.refresh_token);
       return { status: 200, body: { ok: true } };
+    },
+    startBrowserSession: async ({ body, request }) => {
+      const { refresh_token: refreshToken, ...session } = await services.sessions.login(body.username, body.password);
+      return { status: 200, body: session, headers: { 'set-cookie': sessionCookie(request, refreshToken, session.refresh_expires_in) } };
+    },
+    refreshBrowserSession: async ({ request, reply }) => {
+      const presented = readSessionCookie(request);
+      try {
+        if (presented === null) throw new ApiError('invalid_refresh_token', 'No browser session: log in again');
+        const { refresh_token: refreshToken, ...session } = await services.sessions.refresh(presented);
+        return { status: 200, body: session, headers: { 'set-cookie': sessionCookie(request, refreshToken, session.refresh_expires_in) } };
+      } catch (error) {
+        // A refused cookie is worthless: the browser forgets it along with the error.
+        if (error instanceof ApiError) void reply.header('set-cookie', clearedSessionCookie(request));
+        throw error;
+      }
+    },
+    endBrowserSession: ({ request }) => {
+      const presented = readSessionCookie(request);
+      if (presented !== null) services.sessions.logout(presented);
+      return { status: 200, body: { ok: true }, headers: { 'set-cookie': clearedSessionCookie(request) } };
     },
     getMe: ({ principal }) => {
       const { user, apiKey } = principal;

@@ -62,7 +62,19 @@ describe('security: deny by default (R29)', () => {
   it('R29: the contract lists every operation, each either public or with x-svc-permissions', () => {
     assert.ok(operationSpecs.length >= 40, `only ${operationSpecs.length} operations`);
     const publicOnes = operationSpecs.filter((s) => s.isPublic).map((s) => s.operationId).sort();
-    assert.deepEqual(publicOnes, ['createFirstAdmin', 'getClusterAuth', 'getSetupStatus', 'getStatus', 'login', 'loginLegacy', 'logout', 'refreshTokens']);
+    assert.deepEqual(publicOnes, [
+      'createFirstAdmin',
+      'endBrowserSession',
+      'getClusterAuth',
+      'getSetupStatus',
+      'getStatus',
+      'login',
+      'loginLegacy',
+      'logout',
+      'refreshBrowserSession',
+      'refreshTokens',
+      'startBrowserSession',
+    ]);
   });
 
   for (const spec of operationSpecs) {

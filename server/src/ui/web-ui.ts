@@ -1,0 +1,56 @@
+/**
+ * Serves the static web UI beside the contract's API routes. The UI is not an API operation, so it
+ * is not in the contract: it is a Fastify plugin of its own that registers
+ * - one GET route per file of the build (`@fastify/static` with `wildcard: false`: the files present
+ *   at start-up, nothing else),
+ * - `index.html` at each client route ({@link clientRoutes}),
+ * - redirects from the legacy `/ui/` paths to `/`,
+ * and adds the security headers to every one of those responses. Everything else falls through to
+ * the API's 404 in the error shape.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
+import type { FrontendConfig } from '../config.js';
+import { clientRoutes } from './client-routes.js';
+import { uiSecurityHeaders } from './security-headers.js';
+
+/** Files under this prefix carry a content hash in their name, so they may be cached for good. */
+const HASHED_ASSETS_PREFIX = '/assets/';
+
+/**
+ * Registers the web UI. When the bundled build is missing (the server was built without `web/`), it
+ * logs one warning and registers nothing, so the API still works; a custom directory was already
+ * checked by the configuration.
+ */
+export async function registerWebUi(app: FastifyInstance, frontend: FrontendConfig, log: FastifyBaseLogger): Promise<void> {
+  if (!existsSync(join(frontend.directory, 'index.html'))) {
+    log.warn(`the web UI is not built (no index.html in ${frontend.directory}): run npm run build, or set SVC_FRONTEND_DIST_DIR; the API is served without it`);
+    return;
+  }
+  await app.register(async (ui) => {
+    ui.addHook('onRequest', (request, reply, done) => {
+      void reply.headers(uiSecurityHeaders);
+      // Runs after the app-wide hook, replacing its no-store: hashed files never change, and
+      // index.html is revalidated so a new build is picked up at once.
+      void reply.header('cache-control', request.url.startsWith(HASHED_ASSETS_PREFIX) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      done();
+    });
+    await ui.register(fastifyStatic, {
+      root: frontend.directory,
+      wildcard: false,
+      index: false,
+      redirect: false,
+      dotfiles: 'ignore',
+      cacheControl: false,
+    });
+    const sendIndex = (_request: unknown, reply: FastifyReply) => reply.sendFile('index.html');
+    for (const path of clientRoutes) {
+      ui.get(path, sendIndex);
+    }
+    const toRoot = (_request: unknown, reply: FastifyReply) => reply.redirect('/', 301);
+    ui.get('/ui', toRoot);
+    ui.get('/ui/*', toRoot);
+  });
+}

@@ -1,0 +1,284 @@
+/**
+ * The web UI end to end: a real `svc-local` process serving the bundled build, a fresh SVC_HOME, and
+ * headless Chromium. One browser for the file; the steps run in order on one page, as a user would:
+ * setup → login → create a user → create a key (shown once) → reveal → restrict it to one model →
+ * reload keeps the session → logout ends it → a user with only keys:create sees only the keys page.
+ *
+ * Screenshots of each page go to a temporary directory, or to docs/screenshots when
+ * SVC_UPDATE_SCREENSHOTS=1 (`npm run screenshots`).
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@svc/sdk';
+import { startServerProcess, type ServerProcess } from '@svc/server/testing';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from './browser.js';
+
+const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const ADMIN = { username: 'admin', password: 'a long admin passphrase for the ui test' };
+const ALICE = { username: 'alice', password: 'alice has a long passphrase too' };
+const MODEL_ID = 'qwen2.5-instruct';
+
+describe('web UI (Chromium against svc-local)', () => {
+  let home = '';
+  let screenshots = '';
+  let server: ServerProcess;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const problems: string[] = [];
+  let keyPlaintext = '';
+
+  // Toasts come and go; the screenshots show the page under them.
+  const shoot = (name: string) =>
+    page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true, style: '.mantine-Notifications-root { display: none !important; }' });
+  const dialog = (name: string | RegExp) => page.getByRole('dialog', { name });
+
+  before(async () => {
+    assert.ok(existsSync(join(repositoryRoot, 'web/dist/index.html')), 'the web UI is built (npm run build builds web/dist)');
+    home = await mkdtemp(join(tmpdir(), 'svc-web-e2e-'));
+    screenshots = process.env['SVC_UPDATE_SCREENSHOTS'] === '1' ? join(repositoryRoot, 'docs/screenshots') : join(home, 'screenshots');
+    await mkdir(screenshots, { recursive: true });
+    server = await startServerProcess({ SVC_HOME: home });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    // A CSP violation or a script error would mean the page does not work as served.
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('sends the first visitor to the setup page, which creates the administrator', async () => {
+    await page.goto(`${server.baseUrl}/`);
+    await page.waitForURL('**/setup');
+    await page.getByRole('heading', { name: 'Set up svc' }).waitFor();
+    await page.getByText('At least 15 characters').waitFor();
+    await shoot('setup');
+    await page.getByRole('textbox', { name: 'Username', exact: true }).fill(ADMIN.username);
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill('too short');
+    await page.getByRole('textbox', { name: 'Confirm password', exact: true }).fill('different');
+    await page.getByRole('button', { name: 'Create administrator' }).click();
+    await page.getByText('Use at least 15 characters').waitFor();
+    await page.getByText('The passwords do not match').waitFor();
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(ADMIN.password);
+    await page.getByRole('textbox', { name: 'Confirm password', exact: true }).fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Create administrator' }).click();
+    await page.waitForURL('**/login');
+  });
+
+  it('shows a refused login in words, then logs in and lands on the first page the user may open', async () => {
+    await page.getByRole('heading', { name: 'Log in to svc' }).waitFor();
+    await page.getByRole('textbox', { name: 'Username', exact: true }).fill(ADMIN.username);
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill('not the right password at all');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Incorrect username or password.' }).waitFor();
+    await shoot('login');
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL('**/users');
+    const nav = page.getByRole('navigation', { name: 'Pages' });
+    assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Users', 'API keys']);
+  });
+
+  it('keeps the refresh token out of page scripts: an HttpOnly, SameSite=Strict cookie scoped to the session routes', async () => {
+    const cookies = await context.cookies();
+    const session = cookies.find((cookie) => cookie.name === 'svc_session');
+    assert.ok(session !== undefined);
+    assert.equal(session.httpOnly, true);
+    assert.equal(session.sameSite, 'Strict');
+    assert.equal(session.path, '/v1/auth/session');
+    // Evaluated in the page (strings, as this file compiles without the DOM library).
+    assert.equal(await page.evaluate('document.cookie'), '');
+    assert.equal(await page.evaluate('localStorage.length + sessionStorage.length'), 0);
+  });
+
+  it('creates a user with a permission from the grouped picker, and shows refused actions disabled with the reason', async () => {
+    await page.getByRole('button', { name: 'Create user' }).click();
+    const create = dialog('Create user');
+    await create.getByRole('textbox', { name: 'Username', exact: true }).fill(ALICE.username);
+    await create.getByRole('textbox', { name: 'Password', exact: true }).fill(ALICE.password);
+    await create.getByRole('textbox', { name: 'Confirm password', exact: true }).fill(ALICE.password);
+    await create.getByRole('group', { name: 'API keys' }).getByRole('checkbox', { name: 'keys:create' }).check();
+    await create.getByRole('button', { name: 'Create' }).click();
+    await create.waitFor({ state: 'detached' });
+    const row = page.getByRole('row').filter({ hasText: ALICE.username });
+    await row.getByText('keys:create').waitFor();
+    const ownDelete = page.getByRole('row').filter({ hasText: ADMIN.username }).getByRole('button', { name: `Delete ${ADMIN.username}` });
+    assert.equal(await ownDelete.getAttribute('aria-disabled'), 'true');
+    assert.equal(await ownDelete.getAttribute('title'), 'You cannot change your own account here');
+    await shoot('users');
+  });
+
+  it('creates an API key and shows it exactly once, with a copy button', async () => {
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'API keys' }).click();
+    await page.waitForURL('**/keys');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const create = dialog('Create API key');
+    await create.getByRole('textbox', { name: 'Name', exact: true }).fill('notebook');
+    await create.getByRole('button', { name: 'Create' }).click();
+    const shown = dialog('Your new API key');
+    keyPlaintext = (await shown.getByTestId('plaintext-key').textContent()) ?? '';
+    assert.match(keyPlaintext, /^sk-svc-[0-9A-Za-z]{40,}$/);
+    await shown.getByRole('button', { name: 'Copy key' }).waitFor();
+    await shoot('key-created');
+    await shown.getByRole('button', { name: 'Done' }).click();
+    await shown.waitFor({ state: 'detached' });
+    const row = page.getByRole('row').filter({ hasText: 'notebook' });
+    const prefix = ((await row.getByRole('cell').nth(1).textContent()) ?? '').replace('…', '');
+    assert.ok(keyPlaintext.startsWith(prefix) && prefix.length > 7, `prefix ${prefix}`);
+    assert.ok(!(await page.content()).includes(keyPlaintext), 'the key is not on the page any more');
+    const me = await new Client({ baseUrl: server.baseUrl, apiKey: keyPlaintext, maxRetries: 0 }).auth.me();
+    assert.equal(me.username, ADMIN.username);
+  });
+
+  it('reveals the key again for a keys:manage holder', async () => {
+    await page.getByRole('button', { name: 'Reveal key notebook' }).click();
+    const revealed = dialog('Key notebook');
+    assert.equal(await revealed.getByTestId('plaintext-key').textContent(), keyPlaintext);
+    await revealed.getByRole('button', { name: 'Done' }).click();
+    await revealed.waitFor({ state: 'detached' });
+  });
+
+  it('restricts the key to one model', async () => {
+    await page.getByRole('button', { name: 'Models of key notebook' }).click();
+    const models = dialog('Models of key notebook');
+    await models.getByRole('radio', { name: 'Only these' }).check();
+    await models.getByRole('textbox', { name: 'Model UID', exact: true }).fill(MODEL_ID);
+    await shoot('key-models');
+    await models.getByRole('button', { name: 'Save' }).click();
+    await models.waitFor({ state: 'detached' });
+    await page.getByRole('row').filter({ hasText: 'notebook' }).getByText(MODEL_ID).waitFor();
+    const admin = new Client({ baseUrl: server.baseUrl, maxRetries: 0 });
+    await admin.login(ADMIN.username, ADMIN.password);
+    const [key] = await admin.keys.list();
+    assert.ok(key !== undefined);
+    assert.deepEqual(await admin.keys.getModelPermissions(key.id), [{ permission_type: 'model_id', permission_value: MODEL_ID }]);
+    await admin.logout();
+    await shoot('keys');
+  });
+
+  it('creates a key for another user when holding keys:manage and users:manage', async () => {
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const create = dialog('Create API key');
+    await create.getByRole('textbox', { name: 'Name', exact: true }).fill('for-alice');
+    await create.getByRole('combobox', { name: 'Owner' }).click();
+    await page.getByRole('option', { name: ALICE.username, exact: true }).click();
+    await create.getByRole('button', { name: 'Create' }).click();
+    await dialog('Your new API key').getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('row').filter({ hasText: 'for-alice' }).getByRole('cell', { name: ALICE.username, exact: true }).waitFor();
+  });
+
+  it('keeps the session across a reload (the cookie resumes it; the access token lived in memory only)', async () => {
+    await page.reload();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/keys');
+    await page.getByTestId('signed-in-as').filter({ hasText: ADMIN.username }).waitFor();
+  });
+
+  it('logs out: the server revokes the session and the cookie is gone, so a reload stays logged out', async () => {
+    const cookie = (await context.cookies()).find((c) => c.name === 'svc_session')?.value;
+    assert.ok(cookie !== undefined);
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.waitForURL('**/login');
+    assert.equal((await context.cookies()).find((c) => c.name === 'svc_session'), undefined);
+    const replay = await fetch(`${server.baseUrl}/v1/auth/session/refresh`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: `svc_session=${cookie}` },
+      body: '{}',
+    });
+    assert.equal(replay.status, 401, 'the old cookie no longer refreshes');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Log in to svc' }).waitFor();
+  });
+
+  it('shows a user holding only keys:create just the keys page, and a clear message on a direct link elsewhere', async () => {
+    await page.getByRole('textbox', { name: 'Username', exact: true }).fill(ALICE.username);
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(ALICE.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL('**/keys');
+    const nav = page.getByRole('navigation', { name: 'Pages' });
+    assert.deepEqual(await nav.getByRole('link').allTextContents(), ['API keys']);
+    await page.getByRole('row').filter({ hasText: 'for-alice' }).waitFor();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const create = dialog('Create API key');
+    await create.getByRole('textbox', { name: 'Name', exact: true }).fill('alice-laptop');
+    await create.getByRole('button', { name: 'Create' }).click();
+    await dialog('Your new API key').getByRole('button', { name: 'Done' }).click();
+    for (const action of ['Reveal key alice-laptop', 'Models of key alice-laptop']) {
+      const button = page.getByRole('button', { name: action });
+      assert.equal(await button.getAttribute('aria-disabled'), 'true', action);
+      assert.equal(await button.getAttribute('title'), 'Needs the keys:manage permission', action);
+    }
+    assert.equal(await page.getByRole('row').filter({ hasText: 'notebook' }).count(), 0, "the admin's key is not listed");
+    await page.goto(`${server.baseUrl}/users`);
+    await page.getByRole('alert').filter({ hasText: 'You cannot open Users' }).waitFor();
+    await page.getByText('needs the permission users:manage').waitFor();
+    await shoot('forbidden');
+  });
+
+  it("changes one's own password and keeps the session (a new cookie) across a reload", async () => {
+    await page.goto(`${server.baseUrl}/keys`);
+    await page.getByRole('button', { name: 'Password', exact: true }).click();
+    const change = dialog('Change your password');
+    await change.getByRole('textbox', { name: 'Current password', exact: true }).fill('not alice at all, clearly');
+    await change.getByRole('textbox', { name: 'New password', exact: true }).fill(`${ALICE.password} renewed`);
+    await change.getByRole('textbox', { name: 'Confirm new password', exact: true }).fill(`${ALICE.password} renewed`);
+    await change.getByRole('button', { name: 'Change password' }).click();
+    await change.getByRole('alert').filter({ hasText: 'Current password is incorrect.' }).waitFor();
+    await change.getByRole('textbox', { name: 'Current password', exact: true }).fill(ALICE.password);
+    await change.getByRole('button', { name: 'Change password' }).click();
+    await change.waitFor({ state: 'detached' });
+    await page.reload();
+    await page.getByTestId('signed-in-as').filter({ hasText: ALICE.username }).waitFor();
+    const oldPassword = await new Client({ baseUrl: server.baseUrl, maxRetries: 0 }).login(ALICE.username, ALICE.password).catch((error: unknown) => error);
+    assert.ok(oldPassword instanceof Error && /Incorrect username or password/.test(oldPassword.message));
+  });
+
+  it('works at phone width', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.baseUrl}/keys`);
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await shoot('keys-phone');
+    const burger = page.getByRole('button', { name: 'Toggle navigation' });
+    await burger.click();
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'API keys' }).waitFor({ state: 'visible' });
+    await burger.click();
+  });
+
+  it('opens the app directly, without login or logout, when authentication is switched off', async () => {
+    const open = await startServerProcess({ SVC_HOME: join(home, 'auth-off'), SVC_AUTH_ADVANCED: 'false' });
+    const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const anonymous = await other.newPage();
+      // A fresh database still needs its administrator first.
+      const client = new Client({ baseUrl: open.baseUrl, maxRetries: 0 });
+      await client.setup.createAdmin(ADMIN);
+      await anonymous.goto(`${open.baseUrl}/`);
+      await anonymous.waitForURL('**/users');
+      await anonymous.getByTestId('signed-in-as').filter({ hasText: 'anonymous' }).waitFor();
+      assert.equal(await anonymous.getByRole('button', { name: 'Log out' }).count(), 0);
+    } finally {
+      await other.close();
+      await open.stop();
+    }
+  });
+
+  it('raised no script error and no Content-Security-Policy violation on any page', () => {
+    const relevant = problems.filter((text) => !/the server responded with a status of (401|403)/.test(text));
+    assert.deepEqual(relevant, []);
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * The app: first-run setup while no account exists, the login page while nobody is logged in, and
+ * the pages of the registry (each behind its permissions) once someone is.
+ */
+import { Alert, Center, Container, Loader } from '@mantine/core';
+import { Redirect, Route, Switch } from 'wouter';
+import { describeError } from './api/describe-error.js';
+import { holdsAny } from './auth/permissions.js';
+import { useSession } from './auth/session.js';
+import { AppLayout } from './layout/AppLayout.js';
+import { Forbidden } from './pages/Forbidden.js';
+import { HomePage } from './pages/HomePage.js';
+import { LoginPage } from './pages/LoginPage.js';
+import { NotFound } from './pages/NotFound.js';
+import { pages } from './pages/registry.js';
+import { SetupPage } from './pages/SetupPage.js';
+
+export function App() {
+  const { state } = useSession();
+  switch (state.phase) {
+    case 'loading':
+      return (
+        <Center h="100vh">
+          <Loader aria-label="Loading" />
+        </Center>
+      );
+    case 'unreachable':
+      return (
+        <Container size="sm" py="xl">
+          <Alert color="red" title="The server cannot be reached" role="alert">
+            {describeError(state.error)}
+          </Alert>
+        </Container>
+      );
+    case 'setup':
+      return (
+        <Switch>
+          <Route path="/setup">
+            <SetupPage minLength={state.setup.password_min_length} />
+          </Route>
+          <Route>
+            <Redirect to="/setup" replace />
+          </Route>
+        </Switch>
+      );
+    case 'anonymous':
+      return (
+        <Switch>
+          <Route path="/login">
+            <LoginPage />
+          </Route>
+          <Route>
+            <Redirect to="/login" replace />
+          </Route>
+        </Switch>
+      );
+    case 'ready': {
+      const me = state.me;
+      return (
+        <AppLayout>
+          <Switch>
+            <Route path="/setup">
+              <Redirect to="/" replace />
+            </Route>
+            <Route path="/login">
+              <Redirect to="/" replace />
+            </Route>
+            {pages.map((page) => (
+              <Route key={page.path} path={page.path}>
+                {holdsAny(me.permissions, page.anyOf) ? <page.component /> : <Forbidden page={page} />}
+              </Route>
+            ))}
+            <Route path="/">
+              <HomePage />
+            </Route>
+            <Route>
+              <NotFound />
+            </Route>
+          </Switch>
+        </AppLayout>
+      );
+    }
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * API keys (`keys:create` for one's own, `keys:manage` for everyone's): create (the key is shown
+ * once, with a copy button), the list with prefix, owner, expiry, last use and status, enable or
+ * disable, model restrictions and reveal (`keys:manage`), delete.
+ */
+import { Alert, Badge, Button, Code, CopyButton, Group, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { notifications } from '@mantine/notifications';
+import type { ApiKey, ApiKeyCreated, Me, User } from '@svc/sdk';
+import { useState } from 'react';
+import { client } from '../api/client.js';
+import { useLoader } from '../api/use-loader.js';
+import { holds } from '../auth/permissions.js';
+import { useMe } from '../auth/session.js';
+import { ConfirmDialog } from '../components/ConfirmDialog.js';
+import { DataTable, type Column } from '../components/DataTable.js';
+import { ErrorAlert } from '../components/ErrorAlert.js';
+import { FormDialog } from '../components/FormDialog.js';
+import { formatTime } from '../components/format.js';
+import { GuardedButton } from '../components/GuardedButton.js';
+import { describeModelPermissions, ModelPermissionsEditor, toModelAccess, toModelPermissions, type ModelAccess } from '../components/ModelPermissionsEditor.js';
+import { PageHeader } from '../components/PageHeader.js';
+import { useSubmit } from '../components/use-submit.js';
+
+type Dialog =
+  | { kind: 'create' }
+  | { kind: 'created'; key: ApiKeyCreated }
+  | { kind: 'models' | 'delete'; key: ApiKey }
+  | { kind: 'revealed'; key: ApiKey; plaintext: string }
+  | null;
+
+const expiryChoices = [
+  { value: 'never', label: 'Never' },
+  { value: '30', label: 'In 30 days' },
+  { value: '90', label: 'In 90 days' },
+  { value: '365', label: 'In a year' },
+];
+
+function keyStatus(key: ApiKey): { label: string; color: string } {
+  if (!key.enabled) return { label: 'disabled', color: 'gray' };
+  if (key.expires_at !== null && Date.parse(key.expires_at) <= Date.now()) return { label: 'expired', color: 'orange' };
+  return { label: 'active', color: 'green' };
+}
+
+export function KeysPage() {
+  const me = useMe();
+  const manages = holds(me.permissions, 'keys:manage');
+  const keys = useLoader(() => client.keys.list());
+  const [dialog, setDialog] = useState<Dialog>(null);
+  const [actionError, setActionError] = useState<unknown>(null);
+  const close = () => setDialog(null);
+
+  const act = async (work: () => Promise<void>) => {
+    setActionError(null);
+    try {
+      await work();
+    } catch (error) {
+      setActionError(error);
+    }
+  };
+  const setEnabled = (key: ApiKey, enabled: boolean) =>
+    act(async () => {
+      await client.keys.update(key.id, { enabled });
+      notifications.show({ color: 'green', message: `Key ${key.name} ${enabled ? 'enabled' : 'disabled'}` });
+      await keys.reload();
+    });
+  const reveal = (key: ApiKey) =>
+    act(async () => {
+      setDialog({ kind: 'revealed', key, plaintext: await client.keys.reveal(key.id) });
+    });
+
+  const needsManage = manages ? null : 'Needs the keys:manage permission';
+  const columns: Column<ApiKey>[] = [
+    { header: 'Name', cell: (key) => <strong>{key.name}</strong> },
+    { header: 'Prefix',
+      nowrap: true, cell: (key) => <Code>{key.key_prefix}…</Code> },
+    { header: 'Owner', cell: (key) => key.owner_username },
+    { header: 'Expires', cell: (key) => formatTime(key.expires_at, 'never') },
+    { header: 'Last used', cell: (key) => formatTime(key.last_used_at, 'never') },
+    {
+      header: 'Status',
+      nowrap: true,
+      cell: (key) => {
+        const status = keyStatus(key);
+        return <Badge color={status.color}>{status.label}</Badge>;
+      },
+    },
+    { header: 'Models', cell: (key) => <Text size="sm">{describeModelPermissions(key.model_permissions)}</Text> },
+    {
+      header: 'Actions',
+      nowrap: true,
+      cell: (key) => (
+        <Group gap={6} wrap="nowrap">
+          <GuardedButton refusal={null} onClick={() => void setEnabled(key, !key.enabled)} aria-label={`${key.enabled ? 'Disable' : 'Enable'} key ${key.name}`}>
+            {key.enabled ? 'Disable' : 'Enable'}
+          </GuardedButton>
+          <GuardedButton refusal={needsManage} onClick={() => setDialog({ kind: 'models', key })} aria-label={`Models of key ${key.name}`}>
+            Models
+          </GuardedButton>
+          <GuardedButton
+            refusal={needsManage ?? (key.revealable ? null : 'Stored under another encryption key: it cannot be revealed')}
+            onClick={() => void reveal(key)}
+            aria-label={`Reveal key ${key.name}`}
+          >
+            Reveal
+          </GuardedButton>
+          <GuardedButton refusal={null} color="red" onClick={() => setDialog({ kind: 'delete', key })} aria-label={`Delete key ${key.name}`}>
+            Delete
+          </GuardedButton>
+        </Group>
+      ),
+    },
+  ];
+
+  return (
+    <Stack>
+      <PageHeader
+        title="API keys"
+        description={manages ? "Every user's API keys." : 'Your API keys. Send one as Authorization: Bearer <key>.'}
+        action={
+          <GuardedButton
+            size="sm"
+            variant="filled"
+            refusal={holds(me.permissions, 'keys:create') ? null : 'Creating a key needs the keys:create permission'}
+            onClick={() => setDialog({ kind: 'create' })}
+          >
+            Create key
+          </GuardedButton>
+        }
+      />
+      <ErrorAlert error={keys.error} title="Could not load the keys" />
+      <ErrorAlert error={actionError} />
+      <DataTable caption="API keys" columns={columns} rows={keys.data ?? []} rowKey={(key) => key.id} empty={keys.loading ? 'Loading…' : 'No API keys yet.'} minWidth={1000} />
+      {dialog?.kind === 'create' && <CreateKeyDialog me={me} onClose={close} onCreated={async (key) => {
+        setDialog({ kind: 'created', key });
+        await keys.reload();
+      }} />}
+      {dialog?.kind === 'created' && <ShownOnceDialog title="Your new API key" plaintext={dialog.key.key} onClose={close} once />}
+      {dialog?.kind === 'revealed' && <ShownOnceDialog title={`Key ${dialog.key.name}`} plaintext={dialog.plaintext} onClose={close} once={false} />}
+      {dialog?.kind === 'models' && <ModelsDialog apiKey={dialog.key} onClose={close} onDone={keys.reload} />}
+      <ConfirmDialog
+        opened={dialog?.kind === 'delete'}
+        title="Delete API key"
+        confirmLabel="Delete"
+        onClose={close}
+        onConfirm={async () => {
+          if (dialog?.kind !== 'delete') return;
+          await client.keys.delete(dialog.key.id);
+          notifications.show({ color: 'green', message: `Key ${dialog.key.name} deleted` });
+          await keys.reload();
+        }}
+      >
+        {dialog?.kind === 'delete' ? `Delete the key ${dialog.key.name}? Programs using it stop working on their next call.` : ''}
+      </ConfirmDialog>
+    </Stack>
+  );
+}
+
+function CreateKeyDialog({ me, onClose, onCreated }: { me: Me; onClose(): void; onCreated(key: ApiKeyCreated): Promise<void> }) {
+  // Creating a key for someone else needs keys:manage; choosing them from a list needs users:manage.
+  const mayChooseOwner = holds(me.permissions, 'keys:manage') && holds(me.permissions, 'users:manage');
+  const users = useLoader(() => (mayChooseOwner ? client.users.list() : Promise.resolve<User[]>([])));
+  const form = useForm({
+    initialValues: { name: '', description: '', expiry: 'never', owner: me.id },
+    validate: { name: (value) => (value.trim() === '' ? 'Name the key (e.g. the program that uses it)' : null) },
+  });
+  const [access, setAccess] = useState<ModelAccess>({ mode: 'all' });
+  const submit = useSubmit(async (values: typeof form.values) => {
+    const days = values.expiry === 'never' ? null : Number(values.expiry);
+    const created = await client.keys.create({
+      name: values.name.trim(),
+      ...(values.description.trim() === '' ? {} : { description: values.description.trim() }),
+      ...(days === null ? {} : { expires_at: new Date(Date.now() + days * 86_400_000).toISOString() }),
+      model_permissions: toModelPermissions(access),
+      ...(values.owner === me.id ? {} : { owner: values.owner }),
+    });
+    await onCreated(created);
+  });
+  return (
+    <FormDialog opened title="Create API key" submitLabel="Create" size="lg" busy={submit.busy} error={submit.error} onClose={onClose} onSubmit={form.onSubmit((v) => void submit.run(v))}>
+      <TextInput label="Name" required data-autofocus {...form.getInputProps('name')} />
+      <TextInput label="Description" {...form.getInputProps('description')} />
+      {mayChooseOwner ? (
+        <Select
+          label="Owner"
+          description="The key acts with its owner's permissions."
+          data={(users.data ?? []).filter((user) => user.enabled).map((user) => ({ value: user.id, label: user.username }))}
+          searchable
+          allowDeselect={false}
+          {...form.getInputProps('owner')}
+        />
+      ) : (
+        <Text size="sm" c="dimmed">
+          The key belongs to you ({me.username}) and acts with your permissions.
+        </Text>
+      )}
+      <ErrorAlert error={users.error} title="Could not load the users" />
+      <Select label="Expires" data={expiryChoices} allowDeselect={false} {...form.getInputProps('expiry')} />
+      <ModelPermissionsEditor value={access} onChange={setAccess} />
+    </FormDialog>
+  );
+}
+
+function ShownOnceDialog({ title, plaintext, once, onClose }: { title: string; plaintext: string; once: boolean; onClose(): void }) {
+  return (
+    <Modal opened onClose={onClose} title={title} centered size="lg">
+      <Stack>
+        {once && (
+          <Alert color="yellow" title="Copy it now">
+            This is the only time the key is shown. Store it somewhere safe.
+          </Alert>
+        )}
+        <Code block data-testid="plaintext-key" style={{ wordBreak: 'break-all' }}>
+          {plaintext}
+        </Code>
+        <Group justify="flex-end">
+          <CopyButton value={plaintext}>
+            {({ copied, copy }) => (
+              <Button variant="light" color={copied ? 'teal' : 'blue'} onClick={copy}>
+                {copied ? 'Copied' : 'Copy key'}
+              </Button>
+            )}
+          </CopyButton>
+          <Button onClick={onClose}>Done</Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+function ModelsDialog({ apiKey, onClose, onDone }: { apiKey: ApiKey; onClose(): void; onDone(): Promise<void> }) {
+  const [access, setAccess] = useState<ModelAccess>(toModelAccess(apiKey.model_permissions));
+  const submit = useSubmit(async () => {
+    await client.keys.setModelPermissions(apiKey.id, toModelPermissions(access));
+    notifications.show({ color: 'green', message: `Models of key ${apiKey.name} saved` });
+    onClose();
+    await onDone();
+  });
+  return (
+    <FormDialog
+      opened
+      title={`Models of key ${apiKey.name}`}
+      submitLabel="Save"
+      size="lg"
+      busy={submit.busy}
+      error={submit.error}
+      onClose={onClose}
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit.run();
+      }}
+    >
+      <ModelPermissionsEditor value={access} onChange={setAccess} />
+    </FormDialog>
+  );
+}

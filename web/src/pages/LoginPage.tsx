@@ -1,0 +1,38 @@
+/** Login: starts a browser session (`client.startBrowserSession`); the server's refusal is shown in words. */
+import { Button, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useLocation } from 'wouter';
+import { useSession } from '../auth/session.js';
+import { AuthCard } from '../components/AuthCard.js';
+import { ErrorAlert } from '../components/ErrorAlert.js';
+import { useSubmit } from '../components/use-submit.js';
+
+export function LoginPage() {
+  const { login } = useSession();
+  const [, navigate] = useLocation();
+  const form = useForm({
+    initialValues: { username: '', password: '' },
+    validate: {
+      username: (value) => (value.trim() === '' ? 'Enter your username' : null),
+      password: (value) => (value === '' ? 'Enter your password' : null),
+    },
+  });
+  const submit = useSubmit(async (values: typeof form.values) => {
+    await login(values.username.trim(), values.password);
+    navigate('/', { replace: true });
+  });
+  return (
+    <AuthCard title="Log in to svc" description="Use your svc account.">
+      <form onSubmit={form.onSubmit((values) => void submit.run(values))} noValidate>
+        <Stack>
+          <TextInput label="Username" autoComplete="username" required data-autofocus {...form.getInputProps('username')} />
+          <PasswordInput label="Password" autoComplete="current-password" required {...form.getInputProps('password')} />
+          <ErrorAlert error={submit.error} title="Login failed" />
+          <Button type="submit" loading={submit.busy} fullWidth>
+            Log in
+          </Button>
+        </Stack>
+      </form>
+    </AuthCard>
+  );
+}

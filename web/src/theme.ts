@@ -1,0 +1,8 @@
+/** The Mantine theme of the UI. */
+import { createTheme } from '@mantine/core';
+
+export const theme = createTheme({
+  primaryColor: 'blue',
+  defaultRadius: 'md',
+  fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+});
