@@ -1,8 +1,10 @@
 /**
  * The web UI end to end: a real `svc-local` process serving the bundled build, a fresh SVC_HOME, and
  * headless Chromium. One browser for the file; the steps run in order on one page, as a user would:
- * setup → login → create a user → create a key (shown once) → reveal → restrict it to one model →
- * reload keeps the session → logout ends it → a user with only keys:create sees only the keys page.
+ * setup → login → launch and stop models → create a user → create a key (shown once) → reveal →
+ * restrict it to a running model → reload keeps the session → logout ends it → a user with only
+ * keys:create sees only the keys page; one with models:list but not models:write sees launch and
+ * stop disabled with the reason.
  *
  * Screenshots of each page go to a temporary directory, or to docs/screenshots when
  * SVC_UPDATE_SCREENSHOTS=1 (`npm run screenshots`).
@@ -22,7 +24,7 @@ import { launchChromium } from './browser.js';
 const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const ADMIN = { username: 'admin', password: 'a long admin passphrase for the ui test' };
 const ALICE = { username: 'alice', password: 'alice has a long passphrase too' };
-const MODEL_ID = 'qwen2.5-instruct';
+const UPSTREAM_SECRET = 'sk-upstream-secret-never-shown-again';
 
 describe('web UI (Chromium against svc-local)', () => {
   let home = '';
@@ -80,7 +82,7 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.waitForURL('**/login');
   });
 
-  it('shows a refused login in words, then logs in and lands on the first page the user may open', async () => {
+  it('shows a refused login in words, then logs in and lands on the model launch page', async () => {
     await page.getByRole('heading', { name: 'Log in to svc' }).waitFor();
     await page.getByRole('textbox', { name: 'Username', exact: true }).fill(ADMIN.username);
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill('not the right password at all');
@@ -89,9 +91,77 @@ describe('web UI (Chromium against svc-local)', () => {
     await shoot('login');
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill(ADMIN.password);
     await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL('**/users');
+    await page.getByRole('heading', { name: 'Models', exact: true }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/');
     const nav = page.getByRole('navigation', { name: 'Pages' });
-    assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Users', 'API keys']);
+    assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Models', 'Users', 'API keys']);
+  });
+
+  it('lists the built-in model families and launches echo from its row', async () => {
+    const families = page.getByRole('table', { name: 'Model families' });
+    for (const name of ['echo', 'echo-system-first', 'hash-embedding']) {
+      await families.getByRole('row').filter({ has: page.getByRole('cell', { name, exact: true }) }).waitFor();
+    }
+    await page.getByRole('table', { name: 'Running models' }).getByText('No model is running').waitFor();
+    await page.getByRole('button', { name: 'Launch echo', exact: true }).click();
+    const launch = dialog('Launch model');
+    assert.equal(await launch.getByRole('combobox', { name: 'Model family' }).inputValue(), 'echo');
+    await launch.getByRole('button', { name: 'Launch', exact: true }).click();
+    await launch.waitFor({ state: 'detached' });
+    const running = page.getByRole('table', { name: 'Running models' });
+    await running.getByRole('row').filter({ hasText: 'echo' }).getByText('builtin').waitFor();
+    // The model answers: launched for real, not just drawn.
+    const admin = new Client({ baseUrl: server.baseUrl, maxRetries: 0 });
+    await admin.login(ADMIN.username, ADMIN.password);
+    const answer = await admin.inference.chatCompletion({ model: 'echo', messages: [{ role: 'user', content: 'hello from the ui test' }] });
+    assert.equal(answer.choices[0]?.message.content, 'hello from the ui test');
+    await admin.logout();
+  });
+
+  it('shows a refused launch in words (a uid already running)', async () => {
+    await page.getByRole('button', { name: 'Launch model', exact: true }).click();
+    const launch = dialog('Launch model');
+    await launch.getByRole('combobox', { name: 'Model family' }).click();
+    await page.getByRole('option', { name: 'echo-system-first', exact: true }).click();
+    await launch.getByRole('textbox', { name: 'Model UID', exact: true }).fill('echo');
+    await launch.getByRole('button', { name: 'Launch', exact: true }).click();
+    await launch.getByRole('alert').filter({ hasText: 'A model with uid echo is already running' }).waitFor();
+    await launch.getByRole('button', { name: 'Cancel' }).click();
+    await launch.waitFor({ state: 'detached' });
+  });
+
+  it('launches an upstream model whose key is a password field and is never shown back', async () => {
+    await page.getByRole('button', { name: 'Launch model', exact: true }).click();
+    const launch = dialog('Launch model');
+    await launch.getByText('Upstream server', { exact: true }).click();
+    await launch.getByRole('combobox', { name: 'Model name' }).fill('llama3');
+    await launch.getByRole('textbox', { name: 'Model UID', exact: true }).fill('llama-upstream');
+    await launch.getByRole('textbox', { name: 'Upstream base URL' }).fill('http://127.0.0.1:9/v1');
+    const secret = launch.getByLabel('Upstream API key');
+    assert.equal(await secret.getAttribute('type'), 'password');
+    await secret.fill(UPSTREAM_SECRET);
+    await launch.getByRole('textbox', { name: 'Upstream model' }).fill('llama3:8b');
+    await shoot('model-launch');
+    await launch.getByRole('button', { name: 'Launch', exact: true }).click();
+    await launch.waitFor({ state: 'detached' });
+    const row = page.getByRole('table', { name: 'Running models' }).getByRole('row').filter({ hasText: 'llama-upstream' });
+    await row.getByText('http://127.0.0.1:9/v1').waitFor();
+    await row.getByText('key set').waitFor();
+    assert.ok(!(await page.content()).includes(UPSTREAM_SECRET), 'the upstream key is not on the page');
+    await shoot('models');
+  });
+
+  it('stops a model after a confirmation', async () => {
+    await page.getByRole('button', { name: 'Stop model llama-upstream' }).click();
+    const confirm = dialog('Stop model');
+    await confirm.getByText('Stop the model llama-upstream?').waitFor();
+    await confirm.getByRole('button', { name: 'Stop', exact: true }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await page.getByRole('table', { name: 'Running models' }).getByRole('row').filter({ hasText: 'llama-upstream' }).waitFor({ state: 'detached' });
+    const admin = new Client({ baseUrl: server.baseUrl, maxRetries: 0 });
+    await admin.login(ADMIN.username, ADMIN.password);
+    assert.deepEqual((await admin.models.list()).map((model) => model.model_uid), ['echo']);
+    await admin.logout();
   });
 
   it('keeps the refresh token out of page scripts: an HttpOnly, SameSite=Strict cookie scoped to the session routes', async () => {
@@ -107,6 +177,8 @@ describe('web UI (Chromium against svc-local)', () => {
   });
 
   it('creates a user with a permission from the grouped picker, and shows refused actions disabled with the reason', async () => {
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Users' }).click();
+    await page.waitForURL('**/users');
     await page.getByRole('button', { name: 'Create user' }).click();
     const create = dialog('Create user');
     await create.getByRole('textbox', { name: 'Username', exact: true }).fill(ALICE.username);
@@ -153,22 +225,56 @@ describe('web UI (Chromium against svc-local)', () => {
     await revealed.waitFor({ state: 'detached' });
   });
 
-  it('restricts the key to one model', async () => {
+  it('restricts the key to one model, picked from the running models', async () => {
+    // A second model, so the restriction has something to hide.
+    const admin = new Client({ baseUrl: server.baseUrl, maxRetries: 0 });
+    await admin.login(ADMIN.username, ADMIN.password);
+    await admin.models.launch({ model_name: 'hash-embedding', model_type: 'embedding' });
     await page.getByRole('button', { name: 'Models of key notebook' }).click();
     const models = dialog('Models of key notebook');
     await models.getByRole('radio', { name: 'Only these' }).check();
-    await models.getByRole('textbox', { name: 'Model UID', exact: true }).fill(MODEL_ID);
+    await models.getByRole('combobox', { name: 'Model UID', exact: true }).click();
+    assert.deepEqual((await page.getByRole('option').allTextContents()).sort(), ['echo', 'hash-embedding']);
     await shoot('key-models');
+    await page.getByRole('option', { name: 'echo', exact: true }).click();
+    assert.equal(await models.getByRole('combobox', { name: 'Model UID', exact: true }).inputValue(), 'echo');
     await models.getByRole('button', { name: 'Save' }).click();
     await models.waitFor({ state: 'detached' });
-    await page.getByRole('row').filter({ hasText: 'notebook' }).getByText(MODEL_ID).waitFor();
-    const admin = new Client({ baseUrl: server.baseUrl, maxRetries: 0 });
-    await admin.login(ADMIN.username, ADMIN.password);
+    await page.getByRole('row').filter({ hasText: 'notebook' }).getByRole('cell', { name: 'echo', exact: true }).waitFor();
     const [key] = await admin.keys.list();
     assert.ok(key !== undefined);
-    assert.deepEqual(await admin.keys.getModelPermissions(key.id), [{ permission_type: 'model_id', permission_value: MODEL_ID }]);
+    assert.deepEqual(await admin.keys.getModelPermissions(key.id), [{ permission_type: 'model_id', permission_value: 'echo' }]);
+    // The key now sees only that model.
+    const restricted = new Client({ baseUrl: server.baseUrl, apiKey: keyPlaintext, maxRetries: 0 });
+    assert.deepEqual((await restricted.models.list()).map((model) => model.model_uid), ['echo']);
+    await admin.models.stop('hash-embedding');
     await admin.logout();
     await shoot('keys');
+  });
+
+  it('still takes a typed UID of a model that is not running, and a model type', async () => {
+    await page.getByRole('button', { name: 'Models of key notebook' }).click();
+    const models = dialog('Models of key notebook');
+    await models.getByRole('button', { name: 'Add a model' }).click();
+    await models.getByRole('combobox', { name: 'Model UID', exact: true }).nth(1).fill('qwen2.5-instruct');
+    await models.getByRole('button', { name: 'Add a model' }).click();
+    await models.getByRole('combobox', { name: 'Kind' }).nth(2).click();
+    await page.getByRole('option', { name: 'Model type', exact: true }).click();
+    await models.getByRole('combobox', { name: 'Model type' }).click();
+    await page.getByRole('option', { name: 'Embedding', exact: true }).click();
+    await models.getByRole('button', { name: 'Save' }).click();
+    await models.waitFor({ state: 'detached' });
+    await page.getByRole('row').filter({ hasText: 'notebook' }).getByText('echo, qwen2.5-instruct, any embedding').waitFor();
+    const admin = new Client({ baseUrl: server.baseUrl, maxRetries: 0 });
+    await admin.login(ADMIN.username, ADMIN.password);
+    const key = (await admin.keys.list()).find((k) => k.name === 'notebook');
+    assert.ok(key !== undefined);
+    assert.deepEqual(await admin.keys.getModelPermissions(key.id), [
+      { permission_type: 'model_id', permission_value: 'echo' },
+      { permission_type: 'model_id', permission_value: 'qwen2.5-instruct' },
+      { permission_type: 'model_type', permission_value: 'embedding' },
+    ]);
+    await admin.logout();
   });
 
   it('creates a key for another user when holding keys:manage and users:manage', async () => {
@@ -259,6 +365,34 @@ describe('web UI (Chromium against svc-local)', () => {
     await burger.click();
   });
 
+  it('shows launch and stop disabled, with the reason, to a user who may list models but not launch them', async () => {
+    const admin = new Client({ baseUrl: server.baseUrl, maxRetries: 0 });
+    await admin.login(ADMIN.username, ADMIN.password);
+    await admin.users.create({ username: 'viewer', password: ALICE.password, permissions: ['models:list'] });
+    await admin.logout();
+    const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const viewer = await other.newPage();
+      await viewer.goto(`${server.baseUrl}/login`);
+      await viewer.getByRole('textbox', { name: 'Username', exact: true }).fill('viewer');
+      await viewer.getByRole('textbox', { name: 'Password', exact: true }).fill(ALICE.password);
+      await viewer.getByRole('button', { name: 'Log in' }).click();
+      await viewer.getByRole('heading', { name: 'Models', exact: true }).waitFor();
+      assert.deepEqual(await viewer.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents(), ['Models']);
+      await viewer.getByRole('table', { name: 'Running models' }).getByRole('cell', { name: 'echo', exact: true }).first().waitFor();
+      const reason = 'Launching and stopping models needs the models:write permission';
+      for (const action of ['Launch model', 'Launch echo', 'Stop model echo']) {
+        const button = viewer.getByRole('button', { name: action, exact: true });
+        assert.equal(await button.getAttribute('aria-disabled'), 'true', action);
+        assert.equal(await button.getAttribute('title'), reason, action);
+      }
+      await viewer.getByRole('button', { name: 'Stop model echo', exact: true }).click({ force: true });
+      assert.equal(await viewer.getByRole('dialog').count(), 0, 'a refused action opens nothing');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('opens the app directly, without login or logout, when authentication is switched off', async () => {
     const open = await startServerProcess({ SVC_HOME: join(home, 'auth-off'), SVC_AUTH_ADVANCED: 'false' });
     const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -268,7 +402,7 @@ describe('web UI (Chromium against svc-local)', () => {
       const client = new Client({ baseUrl: open.baseUrl, maxRetries: 0 });
       await client.setup.createAdmin(ADMIN);
       await anonymous.goto(`${open.baseUrl}/`);
-      await anonymous.waitForURL('**/users');
+      await anonymous.getByRole('heading', { name: 'Models', exact: true }).waitFor();
       await anonymous.getByTestId('signed-in-as').filter({ hasText: 'anonymous' }).waitFor();
       assert.equal(await anonymous.getByRole('button', { name: 'Log out' }).count(), 0);
     } finally {
@@ -278,7 +412,8 @@ describe('web UI (Chromium against svc-local)', () => {
   });
 
   it('raised no script error and no Content-Security-Policy violation on any page', () => {
-    const relevant = problems.filter((text) => !/the server responded with a status of (401|403)/.test(text));
+    // The refusals the steps provoke on purpose (a wrong password, a forbidden page, a uid taken).
+    const relevant = problems.filter((text) => !/the server responded with a status of (401|403|409)/.test(text));
     assert.deepEqual(relevant, []);
   });
 });

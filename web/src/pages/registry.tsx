@@ -11,6 +11,7 @@
 import type { Permission } from '@svc/sdk';
 import type { ComponentType } from 'react';
 import { KeysPage } from './KeysPage.js';
+import { ModelsPage } from './ModelsPage.js';
 import { UsersPage } from './UsersPage.js';
 
 /** One page of the app. */
@@ -24,8 +25,12 @@ export interface PageDefinition {
   component: ComponentType;
 }
 
-/** The pages in navigation order. The first one the user may open is the landing page. */
+/**
+ * The pages in navigation order. `/` (the model launch page) is rendered by `HomePage`: a user who
+ * may not open it lands on the first other page they may open instead.
+ */
 export const pages: readonly PageDefinition[] = [
+  { path: '/', label: 'Models', anyOf: ['models:list'], component: ModelsPage },
   { path: '/users', label: 'Users', anyOf: ['users:manage'], component: UsersPage },
   { path: '/keys', label: 'API keys', anyOf: ['keys:create', 'keys:manage'], component: KeysPage },
 ];
