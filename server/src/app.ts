@@ -3,8 +3,13 @@
  * contract's operations. `buildApp` never listens; `bin/svc-local` does.
  */
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import { Authenticator } from './auth/authenticator.js';
+import { AuditTrail } from './audit/audit-trail.js';
+import { requestEntry, type AuditContext } from './audit/request-audit.js';
+import { Authenticator, bearerCredential } from './auth/authenticator.js';
+import { BruteForceService } from './brute-force/brute-force-service.js';
+import { credentialId } from './brute-force/credential-id.js';
 import { holdsAny, type Permission } from './auth/permissions.js';
 import { anonymousPrincipal, type Principal } from './auth/principal.js';
 import { ConfigError, type ServerConfig } from './config.js';
@@ -15,7 +20,11 @@ import { AccessTokens } from './crypto/access-tokens.js';
 import { KeyEncryption } from './crypto/key-encryption.js';
 import { ApiError } from './errors.js';
 import { answerClientError } from './http/client-errors.js';
-import { respond, toErrorResponse } from './http/error-responses.js';
+import { clientIp, trustedProxyFunction, type TrustFunction } from './http/client-ip.js';
+import { respond, toErrorResponse, type ErrorResponse } from './http/error-responses.js';
+import { SERVICE_VERSION } from './routes/health-routes.js';
+import { auditHandlers } from './routes/audit-routes.js';
+import { securityHandlers } from './routes/security-routes.js';
 import { authHandlers } from './routes/auth-routes.js';
 import { healthHandlers } from './routes/health-routes.js';
 import { keyHandlers } from './routes/key-routes.js';
@@ -31,6 +40,12 @@ import { Storage } from './storage/storage.js';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** Facts for this request's audit record; handlers may add to it (see {@link AuditContext}). */
+    audit: AuditContext;
+  }
+  interface FastifyContextConfig {
+    /** The contract operation a route serves (its audit `action`). */
+    operationId?: string;
   }
 }
 
@@ -38,7 +53,15 @@ declare module 'fastify' {
 export interface AppOptions {
   /** Fastify's logger option. @default false */
   logger?: FastifyServerOptions['logger'];
+  /**
+   * @internal Benchmarks only: build without the audit trail, to measure what it costs. Not
+   * configuration: no environment variable or option of `svc-local` reaches it.
+   */
+  withoutAuditForBenchmark?: boolean;
 }
+
+/** Failed credentials that count towards a ban: guesses, not a real credential that expired or was disabled. */
+const countedCredentialFailures = new Set(['invalid_api_key', 'invalid_token']);
 
 /** Query parameters that would carry a credential; refused so secrets never sit in URLs or logs. */
 const credentialQueryParameters = ['access_token', 'api_key', 'apikey', 'token', 'refresh_token', 'jwt'];
@@ -56,8 +79,10 @@ const unauthenticated: Principal = Object.freeze({ authType: 'none', user: null,
 export async function buildApp(config: ServerConfig, options: AppOptions = {}): Promise<FastifyInstance> {
   const storage = Storage.open(config.databasePath);
   try {
-    const services = createServices(config, storage);
+    const services = createServices(config, storage, options.withoutAuditForBenchmark !== true);
+    const trust = trustedProxyFunction(config.trustedProxies);
     const app = Fastify({
+      trustProxy: trust,
       logger: options.logger ?? false,
       bodyLimit: BODY_LIMIT_BYTES,
       // Per-request log lines are off: the audit trail records requests, the log records faults.
@@ -68,15 +93,21 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
       routerOptions: { maxParamLength: 256 },
       frameworkErrors: (error, request, reply) => {
         const response = toErrorResponse(error, request.log);
+        noteError(request, response);
         void (reply as FastifyReply).code(response.status).headers(response.headers).send(response.body);
       },
       clientErrorHandler: answerClientError,
     });
     app.decorateRequest('principal', null);
+    app.decorateRequest('audit', null as unknown as AuditContext);
     app.removeContentTypeParser('text/plain');
-    registerErrorHandling(app);
+    registerErrorHandling(app, services, trust);
     registerRoutes(app, services, new Authenticator(storage, services.accessTokens));
-    app.addHook('onClose', () => storage.close());
+    registerAudit(app, services);
+    app.addHook('onClose', () => {
+      services.audit?.close();
+      storage.close();
+    });
     await app.ready();
     return app;
   } catch (error) {
@@ -85,7 +116,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   }
 }
 
-function createServices(config: ServerConfig, storage: Storage): Services & { accessTokens: AccessTokens } {
+function createServices(config: ServerConfig, storage: Storage, withAudit: boolean): Services & { accessTokens: AccessTokens } {
   const jwtSecret = resolveSecret(config.jwtSecret, { label: 'JWT signing secret', mayGenerate: true });
   const storedKeys = storage.apiKeys.count();
   const encryptionSecret = resolveSecret(config.encryptionKey, {
@@ -99,27 +130,71 @@ function createServices(config: ServerConfig, storage: Storage): Services & { ac
     throw new ConfigError('the JWT signing secret and the API key encryption key must differ');
   }
   const accessTokens = new AccessTokens(jwtSecret, config.accessTokenTtlSeconds);
+  const bruteForce = new BruteForceService(storage);
+  const audit = withAudit ? new AuditTrail(storage.audit, config.auditRetentionDays) : null;
+  if (audit !== null) bruteForce.addListener(audit);
   return {
     config,
     storage,
     accessTokens,
     users: new UserService(storage, config),
-    sessions: new SessionService(storage, accessTokens, config),
+    sessions: new SessionService(storage, accessTokens, config, bruteForce),
     keys: new KeyService(storage, new KeyEncryption(encryptionSecret)),
+    bruteForce,
+    audit,
   };
 }
 
-function registerErrorHandling(app: FastifyInstance): void {
+/** Remembers the error code a response carries, for the audit record. */
+function noteError(request: FastifyRequest, response: ErrorResponse): void {
+  if (request.audit !== null) request.audit.errorCode = response.body.error.code;
+}
+
+/** Records every API call when its response is sent, and the start-up. */
+function registerAudit(app: FastifyInstance, services: Services): void {
+  const audit = services.audit;
+  if (audit === null) return;
+  audit.useLogger(app.log);
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.audit !== null && request.audit.record !== false) {
+      audit.enqueue(requestEntry(request, reply, request.routeOptions.config.operationId ?? 'unknown_route'));
+    }
+    done();
+  });
+  audit.recordEvent({
+    event_type: 'startup',
+    action: 'server.start',
+    status: 'success',
+    details: { pid: process.pid, version: SERVICE_VERSION, authentication: services.config.authEnabled },
+  });
+  audit.startPruning();
+}
+
+function registerErrorHandling(app: FastifyInstance, services: Services, trust: TrustFunction): void {
   app.setErrorHandler((error, request, reply) => {
     const response = toErrorResponse(error, request.log);
+    noteError(request, response);
     return reply.code(response.status).headers(response.headers).send(response.body);
   });
-  app.setNotFoundHandler((_request, reply) => {
+  app.setNotFoundHandler((request, reply) => {
     const response = respond('not_found', 'No route matches this method and path');
+    noteError(request, response);
     return reply.code(response.status).send(response.body);
   });
+  const { bruteForce, config } = services;
   app.addHook('onRequest', (request, reply, done) => {
     void reply.headers({ 'x-request-id': request.id, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    request.audit = { clientIp: clientIp(request, trust) };
+    if (config.authEnabled) {
+      const ban = bruteForce.ipBan(request.audit.clientIp);
+      if (ban !== null) {
+        return done(
+          new ApiError('ip_banned', `Too many failed attempts from this address; try again in ${ban.retryAfterSeconds} seconds`, {
+            headers: { 'retry-after': String(ban.retryAfterSeconds) },
+          }),
+        );
+      }
+    }
     const query = request.query as Record<string, unknown> | undefined;
     if (query !== undefined && credentialQueryParameters.some((name) => name in query)) {
       return done(new ApiError('credentials_in_query', 'Credentials are never accepted in the URL; send Authorization: Bearer <token> instead'));
@@ -135,6 +210,8 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
     ...authHandlers(services),
     ...userHandlers(services),
     ...keyHandlers(services),
+    ...securityHandlers(services),
+    ...auditHandlers(services),
   };
   const bodyCompiler = new SchemaCompiler({ coerceTypes: false });
   const parameterCompiler = new SchemaCompiler({ coerceTypes: true });
@@ -151,7 +228,8 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
       method: spec.method,
       url: spec.routePath,
       schema,
-      onRequest: authorize(spec, services.config, authenticator),
+      config: { operationId: spec.operationId },
+      onRequest: authorize(spec, services, authenticator),
       handler: async (request, reply) => {
         const result = await handler({
           body: request.body,
@@ -162,7 +240,10 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
         });
         if (result.headers !== undefined) void reply.headers(result.headers);
         void reply.code(result.status);
-        return result.status === 204 ? reply.send() : result.body;
+        if (result.status === 204) return reply.send();
+        // A streamed body (an export) is sent as it is produced.
+        if (result.body instanceof Readable) return reply.send(result.body);
+        return result.body;
       },
     });
   }
@@ -172,12 +253,24 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
  * The route's `onRequest` hook: authenticates and checks the operation's permissions. Callback
  * style, so a request whose credential was seen before is authorised without a promise.
  */
-function authorize(spec: OperationSpec, config: ServerConfig, authenticator: Authenticator) {
+function authorize(spec: OperationSpec, services: Services, authenticator: Authenticator) {
+  const { config, bruteForce } = services;
   const admit = (request: FastifyRequest, principal: Principal): void => {
+    request.principal = principal;
     if (!holdsAny(principal.permissions, spec.requiredPermissions)) {
       throw new ApiError('permission_denied', `Missing permission: ${spec.requiredPermissions.join(' or ')}`);
     }
-    request.principal = principal;
+  };
+  /** Counts a guessed credential against the client IP and the (IP, credential) pair. */
+  const countFailure = (request: FastifyRequest, error: unknown): void => {
+    const credential = bearerCredential(request.headers.authorization);
+    if (credential === null) return;
+    request.audit.attemptedAuthType = credential.startsWith('sk-') ? 'api_key' : 'jwt';
+    if (error instanceof ApiError && countedCredentialFailures.has(error.code)) {
+      const keyId = credentialId(credential);
+      request.audit.target ??= keyId;
+      bruteForce.recordCredentialFailure(request.audit.clientIp, keyId);
+    }
   };
   return function authorizeRequest(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
     if (!config.authEnabled) {
@@ -185,12 +278,43 @@ function authorize(spec: OperationSpec, config: ServerConfig, authenticator: Aut
       return done();
     }
     if (spec.isPublic) return done();
-    try {
-      const principal = authenticator.authenticate(request.headers.authorization);
-      if (principal instanceof Promise) {
-        principal.then((resolved) => admit(request, resolved)).then(() => done(), done);
-        return;
+    const header = request.headers.authorization;
+    if (bruteForce.hasKeyBans()) {
+      const credential = bearerCredential(header);
+      const ban = credential === null ? null : bruteForce.keyBan(request.audit.clientIp, credentialId(credential));
+      if (ban !== null) {
+        return done(
+          new ApiError('key_banned', `Too many failed attempts with this credential; try again in ${ban.retryAfterSeconds} seconds`, {
+            headers: { 'retry-after': String(ban.retryAfterSeconds) },
+          }),
+        );
       }
+    }
+    let principal: Principal | Promise<Principal>;
+    try {
+      principal = authenticator.authenticate(header);
+    } catch (error) {
+      countFailure(request, error);
+      return done(error as Error);
+    }
+    if (principal instanceof Promise) {
+      principal.then(
+        (resolved) => {
+          try {
+            admit(request, resolved);
+          } catch (error) {
+            return done(error as Error);
+          }
+          done();
+        },
+        (error: unknown) => {
+          countFailure(request, error);
+          done(error as Error);
+        },
+      );
+      return;
+    }
+    try {
       admit(request, principal);
     } catch (error) {
       return done(error as Error);

@@ -5,6 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import proxyAddr from '@fastify/proxy-addr';
 
 /** Where a secret comes from: the environment, or a file generated once on first run. */
 export type SecretSource = { kind: 'env'; variable: string; value: string } | { kind: 'file'; path: string };
@@ -31,6 +32,13 @@ export interface ServerConfig {
   jwtSecret: SecretSource;
   /** `SVC_AUTH_ENCRYPTION_KEY`, else `{home}/auth/encryption_key`. */
   encryptionKey: SecretSource;
+  /**
+   * `SVC_TRUSTED_PROXIES`: the CIDRs (or addresses) of reverse proxies whose `X-Forwarded-For` /
+   * `X-Real-IP` name the client. Empty: the peer address is the client. @default []
+   */
+  trustedProxies: string[];
+  /** `SVC_AUDIT_RETENTION_DAYS`: audit records older than this are pruned. @default 90 */
+  auditRetentionDays: number;
   /** Things worth one line in the log at start-up, e.g. a removed variable that is still set. */
   warnings: string[];
 }
@@ -86,6 +94,8 @@ export function loadConfig(env: Environment = process.env): ServerConfig {
     databasePath: resolve(nonEmpty(env, 'SVC_AUTH_DB_PATH') ?? join(authDirectory, 'auth.db')),
     jwtSecret: secretSource(env, 'SVC_AUTH_JWT_SECRET_KEY', join(authDirectory, 'jwt_secret_key')),
     encryptionKey: secretSource(env, 'SVC_AUTH_ENCRYPTION_KEY', join(authDirectory, 'encryption_key')),
+    trustedProxies: parseTrustedProxies(env),
+    auditRetentionDays: parsePositiveInteger(env, 'SVC_AUDIT_RETENTION_DAYS', 90, 36500),
     warnings: removedVariableWarnings(env),
   };
 }
@@ -137,4 +147,19 @@ function secretSource(env: Environment, variable: string, path: string): SecretS
     throw new ConfigError(`${variable} is too short: ${SECRET_ADVICE}`);
   }
   return { kind: 'env', variable, value };
+}
+
+function parseTrustedProxies(env: Environment): string[] {
+  const name = 'SVC_TRUSTED_PROXIES';
+  const value = nonEmpty(env, name);
+  if (value === undefined) return [];
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    try {
+      proxyAddr.compile(entry);
+    } catch {
+      throw new ConfigError(`${name}=${JSON.stringify(value)}: ${JSON.stringify(entry)} is not an IP address or CIDR; use a comma-separated list such as 10.0.0.0/8,192.168.1.5`);
+    }
+  }
+  return entries;
 }

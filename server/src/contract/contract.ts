@@ -91,7 +91,9 @@ function readOperations(): OperationSpec[] {
       const responses: Record<string, JsonSchema | null> = {};
       for (const [status, response] of Object.entries(operation['responses'] as Record<string, unknown>)) {
         const resolved = resolve<{ content?: Record<string, { schema: JsonSchema }> }>(response);
-        responses[status] = resolved.content?.['application/json']?.schema ?? null;
+        // A response without JSON (an export) is described by its first media type's schema (a string).
+        const content = resolved.content ?? {};
+        responses[status] = content['application/json']?.schema ?? Object.values(content)[0]?.schema ?? null;
       }
       specs.push({
         operationId,

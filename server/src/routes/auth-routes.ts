@@ -1,18 +1,22 @@
 /**
  * Login (and its `/token` alias), refresh, logout and the caller's own account.
  */
+import type { FastifyRequest } from 'fastify';
 import { allPermissions, sortedPermissions } from '../auth/permissions.js';
+import type { LoginAttempt } from '../services/session-service.js';
 import type { Handlers } from '../contract/handlers.js';
 import { ApiError } from '../errors.js';
 import { isoTime } from '../services/presenters.js';
 import type { Services } from '../services/services.js';
 
+const loginAttempt = (request: FastifyRequest): LoginAttempt => ({ clientIp: request.audit.clientIp, audit: request.audit });
+
 export function authHandlers(
   services: Services,
 ): Pick<Handlers, 'login' | 'loginLegacy' | 'refreshTokens' | 'logout' | 'getMe' | 'changeOwnPassword'> {
   return {
-    login: async ({ body }) => ({ status: 200, body: await services.sessions.login(body.username, body.password) }),
-    loginLegacy: async ({ body }) => ({ status: 200, body: await services.sessions.login(body.username, body.password) }),
+    login: async ({ body, request }) => ({ status: 200, body: await services.sessions.login(body.username, body.password, loginAttempt(request)) }),
+    loginLegacy: async ({ body, request }) => ({ status: 200, body: await services.sessions.login(body.username, body.password, loginAttempt(request)) }),
     refreshTokens: async ({ body }) => ({ status: 200, body: await services.sessions.refresh(body.refresh_token) }),
     logout: ({ body }) => {
       services.sessions.logout(body.refresh_token);

@@ -3,6 +3,8 @@
  * over it, with {@link Storage.transaction} for changes that must check and write atomically.
  */
 import { ApiKeysRepository } from './api-keys-repository.js';
+import { AuditRepository } from './audit-repository.js';
+import { BruteForceRepository } from './brute-force-repository.js';
 import { ChangeTracker } from './change-tracker.js';
 import { openDatabase, type Database } from './database.js';
 import { RefreshSessionsRepository } from './refresh-sessions-repository.js';
@@ -15,6 +17,8 @@ export class Storage {
   readonly users: UsersRepository;
   readonly apiKeys: ApiKeysRepository;
   readonly sessions: RefreshSessionsRepository;
+  readonly bruteForce: BruteForceRepository;
+  readonly audit: AuditRepository;
 
   constructor(db: Database) {
     this.db = db;
@@ -22,6 +26,8 @@ export class Storage {
     this.users = new UsersRepository(db, this.tracker);
     this.apiKeys = new ApiKeysRepository(db, this.tracker);
     this.sessions = new RefreshSessionsRepository(db);
+    this.bruteForce = new BruteForceRepository(db, this.tracker);
+    this.audit = new AuditRepository(db);
   }
 
   /** Opens the database at `path` (migrating it) and wraps it. */

@@ -10,3 +10,4 @@ export { assertError, assertLegacyDeprecation } from './assertions.js';
 export { pollUntil, sleep } from './polling.js';
 export { withTempHome, withTestServer } from './scoped.js';
 export { API_KEY_FORMAT, BASE62, withCharacterChanged } from './api-key-text.js';
+export { testSecuritySettings, seedSecuritySettings, type TestSecuritySettings } from './security-settings.js';
