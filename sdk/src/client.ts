@@ -8,9 +8,11 @@ import { readEnvironment } from './environment.js';
 import { SvcError } from './errors.js';
 import type { paths } from './generated/openapi.js';
 import type { Api } from './resources/api.js';
+import { AuditResource } from './resources/audit.js';
 import { AuthResource } from './resources/auth.js';
 import { HealthResource } from './resources/health.js';
 import { KeysResource } from './resources/keys.js';
+import { SecurityResource } from './resources/security.js';
 import { SetupResource } from './resources/setup.js';
 import { UsersResource } from './resources/users.js';
 import { Session } from './session.js';
@@ -70,6 +72,10 @@ export class Client {
   readonly auth: AuthResource;
   readonly users: UsersResource;
   readonly keys: KeysResource;
+  /** Brute-force settings, bans and locked accounts (`admin`). */
+  readonly security: SecurityResource;
+  /** The audit trail: search, filter options, export, verify (`admin`). */
+  readonly audit: AuditResource;
   readonly #session: Session;
 
   constructor(options: ClientOptions = {}) {
@@ -91,6 +97,8 @@ export class Client {
     this.auth = new AuthResource(api, (pair) => this.#session.adopt(pair));
     this.users = new UsersResource(api);
     this.keys = new KeysResource(api);
+    this.security = new SecurityResource(api);
+    this.audit = new AuditResource(api);
   }
 
   /** Logs in; every later call carries the access token, refreshed automatically. */

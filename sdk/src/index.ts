@@ -26,3 +26,5 @@ export type { SetupResource } from './resources/setup.js';
 export type { AuthResource } from './resources/auth.js';
 export type { UsersResource } from './resources/users.js';
 export type { KeysResource } from './resources/keys.js';
+export type { SecurityResource } from './resources/security.js';
+export type { AuditResource } from './resources/audit.js';

@@ -147,7 +147,9 @@ function createServices(config: ServerConfig, storage: Storage, withAudit: boole
 
 /** Remembers the error code a response carries, for the audit record. */
 function noteError(request: FastifyRequest, response: ErrorResponse): void {
-  if (request.audit !== null) request.audit.errorCode = response.body.error.code;
+  // Requests refused before routing (a malformed URL) never ran the onRequest hook.
+  request.audit ??= { clientIp: request.socket.remoteAddress ?? '' };
+  request.audit.errorCode = response.body.error.code;
 }
 
 /** Records every API call when its response is sent, and the start-up. */
@@ -156,8 +158,9 @@ function registerAudit(app: FastifyInstance, services: Services): void {
   if (audit === null) return;
   audit.useLogger(app.log);
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.audit !== null && request.audit.record !== false) {
-      audit.enqueue(requestEntry(request, reply, request.routeOptions.config.operationId ?? 'unknown_route'));
+    request.audit ??= { clientIp: request.socket.remoteAddress ?? '' };
+    if (request.audit.record !== false) {
+      audit.enqueue(requestEntry(request, reply, request.routeOptions?.config?.operationId ?? 'unknown_route'));
     }
     done();
   });
@@ -269,7 +272,12 @@ function authorize(spec: OperationSpec, services: Services, authenticator: Authe
     if (error instanceof ApiError && countedCredentialFailures.has(error.code)) {
       const keyId = credentialId(credential);
       request.audit.target ??= keyId;
-      bruteForce.recordCredentialFailure(request.audit.clientIp, keyId);
+      try {
+        bruteForce.recordCredentialFailure(request.audit.clientIp, keyId);
+      } catch (countingError) {
+        // The answer stays the 401 the credential earned (R22: a malformed key needs no database).
+        request.log.error({ err: countingError }, 'could not count a failed credential');
+      }
     }
   };
   return function authorizeRequest(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {

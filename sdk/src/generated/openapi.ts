@@ -1053,7 +1053,9 @@ export type components = {
             unbanned: number;
         };
         AuditTime: string;
+        /** @description Any text without control characters; empty means no filter. */
         AuditSubstring: string;
+        /** @description Comma-separated values without control characters; empty means no filter. */
         AuditValueList: string;
         /**
          * @description One record. Every text field has its control characters spelled out (`\u000d`), so no field

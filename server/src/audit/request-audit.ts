@@ -81,8 +81,8 @@ function defaultTarget(params: unknown): string | null {
 /** The record of one API call. */
 export function requestEntry(request: FastifyRequest, reply: FastifyReply, action: string): AuditEntry {
   const context = request.audit;
-  const principal = request.principal;
-  const route = request.routeOptions.url ?? null;
+  const principal = request.principal ?? null;
+  const route = request.routeOptions?.url ?? null;
   const questionMark = request.url.indexOf('?');
   const user = principal?.user ?? null;
   const key = principal?.apiKey ?? null;

@@ -212,16 +212,26 @@ export class BruteForceService {
     this.#storage.bruteForce.pruneStale(now - longestMemory, now);
   }
 
+  /**
+   * Reloads the active bans when any process wrote. If the database cannot be read, the bans known
+   * so far stay in force: the request then needs the database for its own work anyway and fails
+   * closed there (R34), while a malformed credential still gets its 401 without it (R22).
+   */
   #refreshCache(): void {
-    const epoch = this.#storage.tracker.epoch();
-    if (epoch === this.#cacheEpoch) return;
-    this.#cacheEpoch = epoch;
+    let epoch: number;
     const ipBans = new Map<string, number>();
     const keyBans = new Map<string, number>();
-    for (const ban of this.#storage.bruteForce.activeBans(null, Date.now())) {
-      if (ban.scope === 'ip' && ban.ip !== null) ipBans.set(ban.ip, ban.bannedUntil);
-      if (ban.scope === 'key' && ban.ip !== null && ban.keyId !== null) keyBans.set(`${ban.ip} ${ban.keyId}`, ban.bannedUntil);
+    try {
+      epoch = this.#storage.tracker.epoch();
+      if (epoch === this.#cacheEpoch) return;
+      for (const ban of this.#storage.bruteForce.activeBans(null, Date.now())) {
+        if (ban.scope === 'ip' && ban.ip !== null) ipBans.set(ban.ip, ban.bannedUntil);
+        if (ban.scope === 'key' && ban.ip !== null && ban.keyId !== null) keyBans.set(`${ban.ip} ${ban.keyId}`, ban.bannedUntil);
+      }
+    } catch {
+      return;
     }
+    this.#cacheEpoch = epoch;
     this.#ipBans = ipBans;
     this.#keyBans = keyBans;
   }
