@@ -8,7 +8,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { AuditTrail } from './audit/audit-trail.js';
 import { requestEntry, type AuditContext } from './audit/request-audit.js';
 import { Authenticator, bearerCredential } from './auth/authenticator.js';
-import { BruteForceService } from './brute-force/brute-force-service.js';
+import { BruteForceService, type BruteForceListener } from './brute-force/brute-force-service.js';
 import { credentialId } from './brute-force/credential-id.js';
 import { holdsAny, type Permission } from './auth/permissions.js';
 import { anonymousPrincipal, type Principal } from './auth/principal.js';
@@ -58,6 +58,11 @@ export interface AppOptions {
    * configuration: no environment variable or option of `svc-local` reaches it.
    */
   withoutAuditForBenchmark?: boolean;
+  /**
+   * Hear of every ban, lockout, unban and unlock this process makes (e.g. a metrics counter).
+   * Inside the app, `services.bruteForce.addListener(listener)` does the same.
+   */
+  bruteForceListeners?: readonly BruteForceListener[];
 }
 
 /** Failed credentials that count towards a ban: guesses, not a real credential that expired or was disabled. */
@@ -80,6 +85,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   const storage = Storage.open(config.databasePath);
   try {
     const services = createServices(config, storage, options.withoutAuditForBenchmark !== true);
+    for (const listener of options.bruteForceListeners ?? []) services.bruteForce.addListener(listener);
     const trust = trustedProxyFunction(config.trustedProxies);
     const app = Fastify({
       trustProxy: trust,
