@@ -247,6 +247,11 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
           principal: request.principal ?? unauthenticated,
           request,
         });
+        // A created resource is the target of its audit record.
+        if (result.status === 201 && request.audit.target == null) {
+          const createdId = (result.body as { id?: unknown } | undefined)?.id;
+          if (typeof createdId === 'string') request.audit.target = createdId;
+        }
         if (result.headers !== undefined) void reply.headers(result.headers);
         void reply.code(result.status);
         if (result.status === 204) return reply.send();
