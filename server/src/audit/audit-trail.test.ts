@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { Storage } from '../storage/storage.js';
+import { AuditTrail, eventEntry } from './audit-trail.js';
+import { verifyAuditChainSync } from './verify-chain.js';
+
+const DAY = 86_400_000;
+
+async function withStorage(work: (storage: Storage) => void | Promise<void>): Promise<void> {
+  const home = await mkdtemp(join(tmpdir(), 'svc-audit-trail-'));
+  const storage = Storage.open(join(home, 'auth.db'));
+  try {
+    await work(storage);
+  } finally {
+    storage.close();
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+describe('AuditTrail', () => {
+  it('queues records without writing and writes them in one batch on flush or close', async () => {
+    await withStorage((storage) => {
+      const trail = new AuditTrail(storage.audit, 90);
+      for (let i = 0; i < 10; i += 1) trail.recordEvent({ event_type: 'test', action: `a${i}`, status: 'success' });
+      assert.equal(storage.audit.count(), 0, 'nothing written on the request path');
+      trail.flush();
+      assert.equal(storage.audit.count(), 10);
+      trail.recordEvent({ event_type: 'test', action: 'last', status: 'success' });
+      trail.close();
+      assert.equal(storage.audit.count(), 11, 'close writes what is queued');
+      assert.equal(verifyAuditChainSync(storage.audit).ok, true);
+    });
+  });
+
+  it('prunes records past the retention period, keeps an anchor so the rest still verifies, and records the pruning', async () => {
+    await withStorage((storage) => {
+      const now = Date.now();
+      const old = Array.from({ length: 30 }, (_, i) => eventEntry({ event_type: 'old', action: 'x', status: 'success' }, now - 100 * DAY + i));
+      const young = Array.from({ length: 5 }, (_, i) => eventEntry({ event_type: 'young', action: 'x', status: 'success' }, now - DAY + i));
+      storage.audit.append(old);
+      storage.audit.append(young);
+      const trail = new AuditTrail(storage.audit, 90);
+      assert.equal(trail.prune(now), 30);
+      trail.close();
+      assert.equal(storage.audit.count(), 6, 'five young records and the pruning event');
+      const report = verifyAuditChainSync(storage.audit);
+      assert.equal(report.ok, true, JSON.stringify(report));
+      assert.equal(report.checked, 6);
+      // Deleting the oldest remaining record without moving the anchor is detected.
+      const first = storage.db.prepare('SELECT min(id) FROM audit_log').pluck().get() as number;
+      storage.db.prepare('DELETE FROM audit_log WHERE id = ?').run(first);
+      assert.equal(verifyAuditChainSync(storage.audit).reason, 'previous_hash_mismatch');
+    });
+  });
+});
