@@ -110,8 +110,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     registerErrorHandling(app, services, trust);
     registerRoutes(app, services, new Authenticator(storage, services.accessTokens));
     registerAudit(app, services);
-    app.addHook('onClose', () => {
-      services.audit?.close();
+    app.addHook('onClose', async () => {
+      await services.audit?.close();
       storage.close();
     });
     await app.ready();
@@ -137,7 +137,7 @@ function createServices(config: ServerConfig, storage: Storage, withAudit: boole
   }
   const accessTokens = new AccessTokens(jwtSecret, config.accessTokenTtlSeconds);
   const bruteForce = new BruteForceService(storage);
-  const audit = withAudit ? new AuditTrail(storage.audit, config.auditRetentionDays) : null;
+  const audit = withAudit ? new AuditTrail(storage.audit, config.auditRetentionDays, { thread: true, databasePath: config.databasePath }) : null;
   if (audit !== null) bruteForce.addListener(audit);
   return {
     config,

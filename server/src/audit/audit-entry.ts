@@ -6,7 +6,7 @@
  * `"eve\r\n2026-… login success admin"` stays one field of one record in the database, in every
  * export format and in any log line built from it (R38).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** The fields of a record before it is chained. */
 export interface AuditEntry {
@@ -57,10 +57,13 @@ export const GENESIS_HASH = '0'.repeat(64);
 const MAX_FIELD_LENGTH = 1024;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+// eslint-disable-next-line no-control-regex
+const HAS_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 /** `value` made safe to store: control characters spelled out visibly, at most 1024 characters. */
 export function cleanText(value: string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
+  if (value.length <= MAX_FIELD_LENGTH && !HAS_CONTROL.test(value)) return value;
   const cleaned = value.replace(CONTROL, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return cleaned.length > MAX_FIELD_LENGTH ? `${cleaned.slice(0, MAX_FIELD_LENGTH)}…` : cleaned;
 }
@@ -72,5 +75,10 @@ export function canonicalEncoding(entry: AuditEntry): string {
 
 /** The hash of a record: SHA-256 over the previous record's hash and the record's canonical encoding. */
 export function chainHash(previousHash: string, entry: AuditEntry): string {
-  return createHash('sha256').update(previousHash).update('\n').update(canonicalEncoding(entry)).digest('hex');
+  return hashEncoded(previousHash, canonicalEncoding(entry));
+}
+
+/** {@link chainHash} of a record given in its canonical encoding. */
+export function hashEncoded(previousHash: string, encoding: string): string {
+  return hash('sha256', `${previousHash}\n${encoding}`, 'hex');
 }

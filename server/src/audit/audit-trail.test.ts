@@ -21,22 +21,22 @@ async function withStorage(work: (storage: Storage) => void | Promise<void>): Pr
 }
 
 describe('AuditTrail', () => {
-  it('queues records without writing and writes them in one batch on flush or close', async () => {
-    await withStorage((storage) => {
+  it('queues records without writing and writes them in one batch on flush or close (in this thread)', async () => {
+    await withStorage(async (storage) => {
       const trail = new AuditTrail(storage.audit, 90);
       for (let i = 0; i < 10; i += 1) trail.recordEvent({ event_type: 'test', action: `a${i}`, status: 'success' });
       assert.equal(storage.audit.count(), 0, 'nothing written on the request path');
-      trail.flush();
+      await trail.flush();
       assert.equal(storage.audit.count(), 10);
       trail.recordEvent({ event_type: 'test', action: 'last', status: 'success' });
-      trail.close();
+      await trail.close();
       assert.equal(storage.audit.count(), 11, 'close writes what is queued');
       assert.equal(verifyAuditChainSync(storage.audit).ok, true);
     });
   });
 
   it('prunes records past the retention period, keeps an anchor so the rest still verifies, and records the pruning', async () => {
-    await withStorage((storage) => {
+    await withStorage(async (storage) => {
       const now = Date.now();
       const old = Array.from({ length: 30 }, (_, i) => eventEntry({ event_type: 'old', action: 'x', status: 'success' }, now - 100 * DAY + i));
       const young = Array.from({ length: 5 }, (_, i) => eventEntry({ event_type: 'young', action: 'x', status: 'success' }, now - DAY + i));
@@ -44,7 +44,7 @@ describe('AuditTrail', () => {
       storage.audit.append(young);
       const trail = new AuditTrail(storage.audit, 90);
       assert.equal(trail.prune(now), 30);
-      trail.close();
+      await trail.close();
       assert.equal(storage.audit.count(), 6, 'five young records and the pruning event');
       const report = verifyAuditChainSync(storage.audit);
       assert.equal(report.ok, true, JSON.stringify(report));
@@ -54,5 +54,28 @@ describe('AuditTrail', () => {
       storage.db.prepare('DELETE FROM audit_log WHERE id = ?').run(first);
       assert.equal(verifyAuditChainSync(storage.audit).reason, 'previous_hash_mismatch');
     });
+  });
+});
+
+describe('AuditTrail with its writer thread', () => {
+  it('writes batches on its own connection, chained to what is stored; flush waits for the commit', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'svc-audit-thread-'));
+    const path = join(home, 'auth.db');
+    const storage = Storage.open(path);
+    try {
+      storage.audit.append([eventEntry({ event_type: 'before', action: 'x', status: 'success' })]);
+      const trail = new AuditTrail(storage.audit, 90, { thread: true, databasePath: path });
+      for (let i = 0; i < 1500; i += 1) trail.recordEvent({ event_type: 'threaded', action: `a${i}`, status: 'success' });
+      await trail.flush();
+      assert.equal(storage.audit.count(), 1501);
+      trail.recordEvent({ event_type: 'threaded', action: 'last', status: 'success' });
+      await trail.close();
+      assert.equal(storage.audit.count(), 1502);
+      const report = verifyAuditChainSync(storage.audit);
+      assert.deepEqual([report.ok, report.checked], [true, 1502]);
+    } finally {
+      storage.close();
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });

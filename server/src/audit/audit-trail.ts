@@ -1,6 +1,7 @@
 /**
- * The audit trail of a server process: records are queued in memory and appended in batches, one
- * transaction per batch, so a request never waits for the disk.
+ * The audit trail of a server process: records are queued in memory (as their canonical encoding)
+ * and appended in batches, one transaction per batch, by a writer thread with its own database
+ * connection, so a request never waits for the disk nor pays for the inserts and hashes.
  *
  * The queue is flushed when it holds {@link FLUSH_BATCH_SIZE} records (on the next turn of the event
  * loop), {@link FLUSH_INTERVAL_MS} after the first record was queued, before a search, verify or
@@ -10,10 +11,12 @@
  * full), the records stay queued and the next flush retries; past {@link MAX_QUEUED} the oldest are
  * dropped and the drop is logged.
  */
+import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BruteForceEvent, BruteForceListener } from '../brute-force/brute-force-service.js';
 import type { AuditRepository } from '../storage/audit-repository.js';
-import { cleanText, type AuditEntry } from './audit-entry.js';
+import { canonicalEncoding, cleanText, type AuditEntry } from './audit-entry.js';
+import type { WriterReply, WriterRequest } from './audit-writer-thread.js';
 
 /** Flush once this many records are queued. */
 export const FLUSH_BATCH_SIZE = 512;
@@ -70,20 +73,36 @@ export function eventEntry(event: AuditEvent, timestamp = Date.now()): AuditEntr
   };
 }
 
+/** Where the trail writes: a writer thread (the server) or this thread (tests, tools). */
+export type AuditWriteMode = { thread: true; databasePath: string } | { thread: false };
+
 /** Queues and writes the records of one process. */
 export class AuditTrail implements BruteForceListener {
   readonly #repository: AuditRepository;
   readonly #retentionDays: number;
+  readonly #worker: Worker | null;
   #log: FastifyBaseLogger | null = null;
-  #queue: AuditEntry[] = [];
+  /** Canonical encodings waiting to be sent. */
+  #queue: string[] = [];
   #timer: NodeJS.Timeout | null = null;
   #flushScheduled = false;
   #pruneTimer: NodeJS.Timeout | null = null;
   #closed = false;
+  #nextBatch = 0;
+  /** Batches sent to the writer thread and not answered yet, with who waits for them. */
+  readonly #inFlight = new Map<number, { lines: string[]; waiters: (() => void)[] }>();
 
-  constructor(repository: AuditRepository, retentionDays: number) {
+  constructor(repository: AuditRepository, retentionDays: number, mode: AuditWriteMode = { thread: false }) {
     this.#repository = repository;
     this.#retentionDays = retentionDays;
+    if (mode.thread) {
+      this.#worker = new Worker(new URL('./audit-writer-thread.js', import.meta.url), { workerData: { databasePath: mode.databasePath } });
+      this.#worker.on('message', (reply: WriterReply) => this.#settle(reply));
+      this.#worker.on('error', (error) => this.#log?.error({ err: error }, 'audit writer thread failed'));
+      this.#worker.unref();
+    } else {
+      this.#worker = null;
+    }
   }
 
   /** Where write failures are logged. */
@@ -91,25 +110,25 @@ export class AuditTrail implements BruteForceListener {
     this.#log = log;
   }
 
-  /** Queues a record (the hot path: no I/O). */
+  /** Queues a record (the hot path: one JSON encoding, no I/O). */
   enqueue(entry: AuditEntry): void {
+    this.#queue.push(canonicalEncoding(entry));
     if (this.#closed) {
-      this.#repository.append([entry]);
+      void this.flush();
       return;
     }
-    this.#queue.push(entry);
     if (this.#queue.length >= FLUSH_BATCH_SIZE) {
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => {
           this.#flushScheduled = false;
-          this.flush();
+          void this.flush();
         });
       }
     } else if (this.#timer === null) {
       this.#timer = setTimeout(() => {
         this.#timer = null;
-        this.flush();
+        void this.flush();
       }, FLUSH_INTERVAL_MS);
       this.#timer.unref();
     }
@@ -120,32 +139,64 @@ export class AuditTrail implements BruteForceListener {
     this.enqueue(eventEntry(event));
   }
 
-  /** Writes every queued record now. Failures keep the records queued for the next flush. */
-  flush(): void {
+  /**
+   * Sends every queued record to be written; resolves when everything queued so far (and every
+   * batch already sent) is committed, or has failed and been queued again for the next flush.
+   */
+  flush(): Promise<void> {
     if (this.#timer !== null) {
       clearTimeout(this.#timer);
       this.#timer = null;
     }
-    if (this.#queue.length === 0) return;
-    const batch = this.#queue;
+    const lines = this.#queue;
     this.#queue = [];
+    if (lines.length > 0) {
+      if (this.#worker === null) {
+        this.#writeHere(lines);
+      } else {
+        const batch = (this.#nextBatch += 1);
+        this.#inFlight.set(batch, { lines, waiters: [] });
+        const request: WriterRequest = { batch, lines: lines.join('\n') };
+        // Keep the process alive while a batch is being written; idle, the thread holds nothing open.
+        this.#worker.ref();
+        this.#worker.postMessage(request);
+      }
+    }
+    const pending = [...this.#inFlight.values()].map((entry) => new Promise<void>((resolve) => entry.waiters.push(resolve)));
+    return Promise.all(pending).then(() => undefined);
+  }
+
+  #writeHere(lines: string[]): void {
     try {
-      this.#repository.append(batch);
+      this.#repository.appendCanonical(lines);
     } catch (error) {
-      this.#queue = batch.concat(this.#queue);
-      if (this.#queue.length > MAX_QUEUED) {
-        const dropped = this.#queue.length - MAX_QUEUED;
-        this.#queue.splice(0, dropped);
-        this.#log?.error({ dropped }, 'audit queue overflow: oldest records dropped');
-      }
-      this.#log?.error({ err: error }, 'audit write failed; will retry');
-      if (!this.#closed && this.#timer === null) {
-        this.#timer = setTimeout(() => {
-          this.#timer = null;
-          this.flush();
-        }, FLUSH_INTERVAL_MS * 10);
-        this.#timer.unref();
-      }
+      this.#requeue(lines, error);
+    }
+  }
+
+  #settle(reply: WriterReply): void {
+    const entry = this.#inFlight.get(reply.batch);
+    if (entry === undefined) return;
+    this.#inFlight.delete(reply.batch);
+    if (this.#inFlight.size === 0) this.#worker?.unref();
+    if (reply.error !== undefined) this.#requeue(entry.lines, reply.error);
+    for (const waiter of entry.waiters) waiter();
+  }
+
+  #requeue(lines: string[], error: unknown): void {
+    this.#queue = lines.concat(this.#queue);
+    if (this.#queue.length > MAX_QUEUED) {
+      const dropped = this.#queue.length - MAX_QUEUED;
+      this.#queue.splice(0, dropped);
+      this.#log?.error({ dropped }, 'audit queue overflow: oldest records dropped');
+    }
+    this.#log?.error({ err: error }, 'audit write failed; will retry');
+    if (!this.#closed && this.#timer === null) {
+      this.#timer = setTimeout(() => {
+        this.#timer = null;
+        void this.flush();
+      }, FLUSH_INTERVAL_MS * 10);
+      this.#timer.unref();
     }
   }
 
@@ -175,11 +226,16 @@ export class AuditTrail implements BruteForceListener {
     return total;
   }
 
-  /** Flushes and stops the timers; later records are written at once. */
-  close(): void {
+  /** Writes everything queued, then stops the timers and the writer thread. */
+  async close(): Promise<void> {
     if (this.#pruneTimer !== null) clearInterval(this.#pruneTimer);
-    this.flush();
+    await this.flush();
     this.#closed = true;
+    // Anything that failed in the thread is written here, synchronously, before the database closes.
+    const rest = this.#queue;
+    this.#queue = [];
+    if (rest.length > 0) this.#writeHere(rest);
+    await this.#worker?.terminate();
   }
 
   /** Records bans, lockouts and unbans (R11). */

@@ -81,26 +81,28 @@ export function exportStream(repository: AuditRepository, filter: AuditFilter, f
 export function auditHandlers(services: Services): Pick<Handlers, 'searchAudit' | 'getAuditFilterOptions' | 'exportAudit' | 'verifyAudit'> {
   const repository = services.storage.audit;
   /** This process's queued records are written before the log is read. */
-  const flush = () => services.audit?.flush();
+  const flush = async () => {
+    await services.audit?.flush();
+  };
   return {
-    searchAudit: ({ query }) => {
+    searchAudit: async ({ query }) => {
       const filter = auditFilter(query);
-      flush();
+      await flush();
       const { hits, total } = repository.search(filter, query.page_from ?? 0, query.size ?? 50);
       return { status: 200, body: { hits: hits.map(presentAuditRecord), total } };
     },
-    getAuditFilterOptions: ({ query }) => {
+    getAuditFilterOptions: async ({ query }) => {
       const { timeFrom, timeTo } = parseTimeRange(query);
-      flush();
+      await flush();
       const body = Object.fromEntries(
         Object.entries(filterOptionColumns).map(([name, column]) => [name, repository.distinctValues(column, timeFrom, timeTo, FILTER_OPTION_LIMIT)]),
       ) as Record<keyof typeof filterOptionColumns, string[]>;
       return { status: 200, body };
     },
-    exportAudit: ({ query }) => {
+    exportAudit: async ({ query }) => {
       if (query.format !== 'csv' && query.format !== 'jsonl') throw new ApiError('invalid_request', 'format must be csv or jsonl', { param: 'format' });
       const filter = auditFilter(query);
-      flush();
+      await flush();
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       const extension = query.format;
       return {
@@ -113,7 +115,7 @@ export function auditHandlers(services: Services): Pick<Handlers, 'searchAudit' 
       };
     },
     verifyAudit: async () => {
-      flush();
+      await flush();
       return { status: 200, body: await verifyAuditChain(repository) };
     },
   };

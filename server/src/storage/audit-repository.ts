@@ -4,7 +4,8 @@
  * writes SQL for `audit_log` and `audit_chain_anchor`. Audit writes do not mark the change tracker:
  * no cache depends on them.
  */
-import { auditFields, chainHash, GENESIS_HASH, type AuditEntry, type StoredAuditEntry } from '../audit/audit-entry.js';
+import { auditFields, canonicalEncoding, GENESIS_HASH, hashEncoded, type AuditEntry, type StoredAuditEntry } from '../audit/audit-entry.js';
+import type { Statement } from 'better-sqlite3';
 import type { Database } from './database.js';
 
 /** Filters of a search or an export (all optional; combined with AND). */
@@ -76,6 +77,7 @@ const insertColumns = [...auditFields, 'prev_hash', 'hash'];
 /** Reads and appends audit records. */
 export class AuditRepository {
   readonly #db: Database;
+  #insert: Statement | undefined;
 
   constructor(db: Database) {
     this.#db = db;
@@ -86,14 +88,20 @@ export class AuditRepository {
    * inside the transaction, so several processes appending to one file keep one chain).
    */
   append(entries: readonly AuditEntry[]): void {
-    if (entries.length === 0) return;
-    const insert = this.#db.prepare(`INSERT INTO audit_log (${insertColumns.join(', ')}) VALUES (${insertColumns.map((c) => `@${c}`).join(', ')})`);
+    this.appendCanonical(entries.map(canonicalEncoding));
+  }
+
+  /** {@link append} for records already in their canonical encoding (what the writer thread receives). */
+  appendCanonical(encodings: readonly string[]): void {
+    if (encodings.length === 0) return;
+    this.#insert ??= this.#db.prepare(`INSERT INTO audit_log (${insertColumns.join(', ')}) VALUES (${insertColumns.map(() => '?').join(', ')})`);
+    const insert = this.#insert;
     this.#db
       .transaction(() => {
         let previous = this.#lastHash();
-        for (const entry of entries) {
-          const hash = chainHash(previous, entry);
-          insert.run({ ...entry, prev_hash: previous, hash });
+        for (const encoding of encodings) {
+          const hash = hashEncoded(previous, encoding);
+          insert.run(...(JSON.parse(encoding) as unknown[]), previous, hash);
           previous = hash;
         }
       })

@@ -36,11 +36,13 @@ CREATE INDEX brute_force_by_ban ON brute_force_entries (banned_until) WHERE bann
 CREATE INDEX brute_force_by_last_failure ON brute_force_entries (last_failure_at);
 CREATE INDEX brute_force_by_user ON brute_force_entries (user_id) WHERE user_id IS NOT NULL;
 
--- The audit log. Append-only: no API edits or deletes rows; retention pruning deletes the oldest
+-- The audit log. Two indexes only (time; status and time): each one costs every request a
+-- B-tree insert, and the substring filters (user, key name, model, IP) cannot use an index anyway.
+-- Append-only: no API edits or deletes rows; retention pruning deletes the oldest
 -- rows and moves the chain anchor. Each row's hash covers prev_hash and a canonical encoding of
 -- the row, so an edited row no longer matches its hash.
 CREATE TABLE audit_log (
-  id             INTEGER PRIMARY KEY AUTOINCREMENT,
+  id             INTEGER PRIMARY KEY,
   timestamp      INTEGER NOT NULL,
   event_type     TEXT NOT NULL,
   category       TEXT NOT NULL,
@@ -70,7 +72,6 @@ CREATE TABLE audit_log (
 ) STRICT;
 CREATE INDEX audit_by_time ON audit_log (timestamp);
 CREATE INDEX audit_by_status_time ON audit_log (status, timestamp);
-CREATE INDEX audit_by_user_time ON audit_log (username COLLATE NOCASE, timestamp);
 
 -- Where the chain starts after retention pruning: the id and hash of the last pruned row. The
 -- first remaining row must carry that hash as its prev_hash.
