@@ -52,8 +52,11 @@ function readOperations(document) {
       if (!operation) continue;
       const security = operation.security ?? document.security ?? [];
       const [status, response] = Object.entries(operation.responses).find(([code]) => code.startsWith('2'));
-      const example = resolve(response).content?.['application/json']?.example;
-      operations.push({ operationId: operation.operationId, method: method.toUpperCase(), path, public: security.length === 0, status: Number(status), example });
+      // JSON where the answer has it; otherwise the first media type (an export's text/csv).
+      const content = resolve(response).content ?? {};
+      const contentType = 'application/json' in content ? 'application/json' : (Object.keys(content)[0] ?? null);
+      const example = contentType === null ? undefined : content[contentType]?.example;
+      operations.push({ operationId: operation.operationId, method: method.toUpperCase(), path, public: security.length === 0, status: Number(status), contentType, example });
     }
   }
   return operations;
@@ -70,10 +73,10 @@ function renderPublicPaths(operations) {
 
 /** Each operation's documented success answer, for the SDK's mock handlers. */
 function renderExamples(operations) {
-  const table = operations.map(({ operationId, method, path, public: isPublic, status, example }) => ({ operationId, method, path, public: isPublic, status, example: example ?? null }));
+  const table = operations.map(({ operationId, method, path, public: isPublic, status, contentType, example }) => ({ operationId, method, path, public: isPublic, status, contentType, example: example ?? null }));
   return (
     '/** One operation of the contract with its documented success answer. */\n' +
-    'export interface OperationExample {\n  operationId: string;\n  method: string;\n  path: string;\n  public: boolean;\n  status: number;\n  example: unknown;\n}\n\n' +
+    'export interface OperationExample {\n  operationId: string;\n  method: string;\n  path: string;\n  public: boolean;\n  status: number;\n  /** The media type of the success answer (null when it has no body). */\n  contentType: string | null;\n  example: unknown;\n}\n\n' +
     '/** Every operation of the contract, with the example of its success answer (null when it has no body). */\n' +
     `export const operationExamples: readonly OperationExample[] = ${JSON.stringify(table, null, 2)};\n`
   );

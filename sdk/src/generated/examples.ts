@@ -8,6 +8,8 @@ export interface OperationExample {
   path: string;
   public: boolean;
   status: number;
+  /** The media type of the success answer (null when it has no body). */
+  contentType: string | null;
   example: unknown;
 }
 
@@ -19,6 +21,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/status",
     "public": true,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "status": "ok",
       "version": "3.0.0"
@@ -30,6 +33,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/cluster/auth",
     "public": true,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "auth": true
     }
@@ -40,6 +44,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/setup/status",
     "public": true,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "needs_setup": true,
       "initialized": false,
@@ -52,6 +57,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/setup",
     "public": true,
     "status": 201,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a4-6c1e-7a3b-9d2f-3c4e5f6a7b8c",
       "username": "admin",
@@ -71,6 +77,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/auth/login",
     "public": true,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkyIn0.c2lnbmF0dXJl",
       "refresh_token": "svc_rt_3q2-7wEvhJmM3a1n8XcBzY0kLp4uR6tD9fGhJkLmNoP",
@@ -86,6 +93,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/token",
     "public": true,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkyIn0.c2lnbmF0dXJl",
       "refresh_token": "svc_rt_3q2-7wEvhJmM3a1n8XcBzY0kLp4uR6tD9fGhJkLmNoP",
@@ -101,6 +109,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/auth/refresh",
     "public": true,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkyIn0.c2lnbmF0dXJl",
       "refresh_token": "svc_rt_3q2-7wEvhJmM3a1n8XcBzY0kLp4uR6tD9fGhJkLmNoP",
@@ -116,6 +125,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/auth/logout",
     "public": true,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "ok": true
     }
@@ -126,6 +136,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/auth/me",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a4-6c1e-7a3b-9d2f-3c4e5f6a7b8c",
       "username": "admin",
@@ -145,6 +156,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/auth/me/password",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkyIn0.c2lnbmF0dXJl",
       "refresh_token": "svc_rt_3q2-7wEvhJmM3a1n8XcBzY0kLp4uR6tD9fGhJkLmNoP",
@@ -160,6 +172,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": [
       {
         "id": "0192f7a4-6c1e-7a3b-9d2f-3c4e5f6a7b8c",
@@ -181,6 +194,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users",
     "public": false,
     "status": 201,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a",
       "username": "alice",
@@ -202,6 +216,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users/{user_id}",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a",
       "username": "alice",
@@ -223,6 +238,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users/{user_id}",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a",
       "username": "alice",
@@ -244,6 +260,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users/{user_id}",
     "public": false,
     "status": 204,
+    "contentType": null,
     "example": null
   },
   {
@@ -252,6 +269,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users/{user_id}/password",
     "public": false,
     "status": 204,
+    "contentType": null,
     "example": null
   },
   {
@@ -260,6 +278,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users/{user_id}/permissions",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "permissions": [
         "models:list",
@@ -273,6 +292,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/users/{user_id}/permissions",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "permissions": [
         "models:list",
@@ -286,6 +306,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": [
       {
         "id": "0192f7a6-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
@@ -316,6 +337,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys",
     "public": false,
     "status": 201,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a6-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
       "key": "sk-svc-Xy7QpL2mN8vB4cR6tZ1wK9sD3fG5hJ0aE7uY2iO4nM6b1x3Zq9",
@@ -346,6 +368,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys/{key_id}",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a6-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
       "user_id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a",
@@ -374,6 +397,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys/{key_id}",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a6-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
       "user_id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a",
@@ -402,6 +426,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys/{key_id}",
     "public": false,
     "status": 204,
+    "contentType": null,
     "example": null
   },
   {
@@ -410,6 +435,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys/{key_id}/reveal",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "id": "0192f7a6-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
       "key": "sk-svc-Xy7QpL2mN8vB4cR6tZ1wK9sD3fG5hJ0aE7uY2iO4nM6b1x3Zq9"
@@ -421,6 +447,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys/{key_id}/permissions",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "model_permissions": [
         {
@@ -436,6 +463,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/keys/{key_id}/permissions",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "model_permissions": [
         {
@@ -451,6 +479,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/security/rate-limit",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "ip": {
         "max_failures": 10,
@@ -476,6 +505,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/security/rate-limit",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "ip": {
         "max_failures": 10,
@@ -501,6 +531,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/security/banned-ips",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": [
       {
         "ip": "203.0.113.7",
@@ -515,6 +546,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/security/unban-ip",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "unbanned": 1
     }
@@ -525,6 +557,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/security/unban-all-ips",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "unbanned": 1
     }
@@ -535,6 +568,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/security/banned-keys",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": [
       {
         "ip": "203.0.113.7",
@@ -550,6 +584,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/security/unban-key",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "unbanned": 1
     }
@@ -560,6 +595,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/security/unban-all-keys",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "unbanned": 1
     }
@@ -570,6 +606,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/security/locked-accounts",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": [
       {
         "user_id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a",
@@ -586,6 +623,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/security/unlock-account",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "unbanned": 1
     }
@@ -596,6 +634,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/admin/security/unlock-all-accounts",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "unbanned": 1
     }
@@ -606,6 +645,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/audit/search",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "total": 1,
       "hits": [
@@ -647,6 +687,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/audit/filter-options",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "user": [
         "admin",
@@ -690,7 +731,8 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/audit/export",
     "public": false,
     "status": 200,
-    "example": null
+    "contentType": "text/csv",
+    "example": "id,timestamp,event_type,category,auth_type,user_id,user,api_key_id,api_key_name,api_key_prefix,model_id,model_name,model_type,method,route,endpoint,action,target,status,http_status,reason,request_id,latency_ms,client_ip,details,prev_hash,hash\n"
   },
   {
     "operationId": "verifyAudit",
@@ -698,6 +740,7 @@ export const operationExamples: readonly OperationExample[] = [
     "path": "/v1/audit/verify",
     "public": false,
     "status": 200,
+    "contentType": "application/json",
     "example": {
       "ok": false,
       "checked": 1207,

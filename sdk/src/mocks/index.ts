@@ -82,9 +82,12 @@ function handlerFor(operation: OperationExample, prefix: string, override: MockR
     if (refused !== null) return refused;
     const answer = await override?.(info);
     if (answer !== undefined) return answer;
-    return operation.example === null
-      ? new HttpResponse(null, { status: operation.status })
-      : HttpResponse.json(operation.example as never, { status: operation.status });
+    if (operation.example === null) return new HttpResponse(null, { status: operation.status });
+    if (operation.contentType !== 'application/json' && typeof operation.example === 'string') {
+      // A streamed export (CSV, JSON Lines): the example text with its media type.
+      return new HttpResponse(operation.example, { status: operation.status, headers: { 'content-type': operation.contentType ?? 'text/plain' } });
+    }
+    return HttpResponse.json(operation.example as never, { status: operation.status });
   });
 }
 
