@@ -14,7 +14,8 @@ const DAY = 86_400_000;
 const statuses = ['success', 'success', 'success', 'success', 'success', 'success', 'success', 'success', 'success', 'success', 'success', 'success', 'success', 'success', 'success', 'success', 'success', 'login_failed', 'denied', 'error'];
 
 function syntheticEntry(i: number, total: number, now: number): AuditEntry {
-  const user = `user${String(i % 1000).padStart(4, '0')}`;
+  // 997 users (prime) against 20 statuses, so every user has every status.
+  const user = `user${String(i % 997).padStart(4, '0')}`;
   const status = statuses[i % statuses.length] as string;
   return {
     timestamp: now - 30 * DAY + Math.floor((i / total) * 30 * DAY),

@@ -36,8 +36,8 @@ CREATE INDEX brute_force_by_ban ON brute_force_entries (banned_until) WHERE bann
 CREATE INDEX brute_force_by_last_failure ON brute_force_entries (last_failure_at);
 CREATE INDEX brute_force_by_user ON brute_force_entries (user_id) WHERE user_id IS NOT NULL;
 
--- The audit log. Two indexes only (time; status and time): each one costs every request a
--- B-tree insert, and the substring filters (user, key name, model, IP) cannot use an index anyway.
+-- The audit log. Two indexes only (time; status and time): each one costs every record a B-tree
+-- insert (in the writer thread), and the substring filters cannot seek an index anyway.
 -- Append-only: no API edits or deletes rows; retention pruning deletes the oldest
 -- rows and moves the chain anchor. Each row's hash covers prev_hash and a canonical encoding of
 -- the row, so an edited row no longer matches its hash.
@@ -70,8 +70,10 @@ CREATE TABLE audit_log (
   prev_hash      TEXT NOT NULL,
   hash           TEXT NOT NULL
 ) STRICT;
-CREATE INDEX audit_by_time ON audit_log (timestamp);
-CREATE INDEX audit_by_status_time ON audit_log (status, timestamp);
+-- username rides along in both, so the user filter (a substring: no index can seek it) is checked
+-- in the index without reading the row, for the count and for the page.
+CREATE INDEX audit_by_time ON audit_log (timestamp, username);
+CREATE INDEX audit_by_status_time ON audit_log (status, timestamp, username);
 
 -- Where the chain starts after retention pruning: the id and hash of the last pruned row. The
 -- first remaining row must carry that hash as its prev_hash.
