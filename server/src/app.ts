@@ -83,8 +83,9 @@ const unauthenticated: Principal = Object.freeze({ authType: 'none', user: null,
  */
 export async function buildApp(config: ServerConfig, options: AppOptions = {}): Promise<FastifyInstance> {
   const storage = Storage.open(config.databasePath);
+  let services: ReturnType<typeof createServices> | undefined;
   try {
-    const services = createServices(config, storage, options.withoutAuditForBenchmark !== true);
+    services = createServices(config, storage, options.withoutAuditForBenchmark !== true);
     for (const listener of options.bruteForceListeners ?? []) services.bruteForce.addListener(listener);
     const trust = trustedProxyFunction(config.trustedProxies);
     const app = Fastify({
@@ -110,13 +111,15 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     registerErrorHandling(app, services, trust);
     registerRoutes(app, services, new Authenticator(storage, services.accessTokens));
     registerAudit(app, services);
+    const audit = services.audit;
     app.addHook('onClose', async () => {
-      await services.audit?.close();
+      await audit?.close();
       storage.close();
     });
     await app.ready();
     return app;
   } catch (error) {
+    await services?.audit?.close();
     storage.close();
     throw error;
   }
