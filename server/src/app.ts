@@ -43,10 +43,6 @@ declare module 'fastify' {
     /** Facts for this request's audit record; handlers may add to it (see {@link AuditContext}). */
     audit: AuditContext;
   }
-  interface FastifyContextConfig {
-    /** The contract operation a route serves (its audit `action`). */
-    operationId?: string;
-  }
 }
 
 /** Options that are not configuration: how the process around the app wants it built. */
@@ -169,7 +165,7 @@ function registerAudit(app: FastifyInstance, services: Services): void {
   app.addHook('onResponse', (request, reply, done) => {
     request.audit ??= { clientIp: request.socket.remoteAddress ?? '' };
     if (request.audit.record !== false) {
-      audit.enqueue(requestEntry(request, reply, request.routeOptions?.config?.operationId ?? 'unknown_route'));
+      audit.enqueue(requestEntry(request, reply));
     }
     done();
   });
@@ -240,7 +236,6 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
       method: spec.method,
       url: spec.routePath,
       schema,
-      config: { operationId: spec.operationId },
       onRequest: authorize(spec, services, authenticator),
       handler: async (request, reply) => {
         const result = await handler({
@@ -295,6 +290,7 @@ function authorize(spec: OperationSpec, services: Services, authenticator: Authe
     }
   };
   return function authorizeRequest(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+    request.audit.operation = spec;
     if (!config.authEnabled) {
       request.principal = anonymousPrincipal;
       return done();

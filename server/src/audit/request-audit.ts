@@ -23,6 +23,8 @@ export interface AuditModel {
 export interface AuditContext {
   /** The client IP (set by the server before authentication). */
   clientIp: string;
+  /** The contract operation the request reached (unset when no route matched). */
+  operation?: { operationId: string; path: string };
   /** The object acted on (a user id, a key id, an IP…); path parameters are used when unset. */
   target?: string | null;
   /** Why it failed, beyond the error code (e.g. `unknown_user` for a failed login). */
@@ -79,10 +81,11 @@ function defaultTarget(params: unknown): string | null {
 }
 
 /** The record of one API call. */
-export function requestEntry(request: FastifyRequest, reply: FastifyReply, action: string): AuditEntry {
+export function requestEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry {
   const context = request.audit;
   const principal = request.principal ?? null;
-  const route = request.routeOptions?.url ?? null;
+  const route = context.operation?.path ?? null;
+  const action = context.operation?.operationId ?? 'unknown_route';
   const questionMark = request.url.indexOf('?');
   const user = principal?.user ?? null;
   const key = principal?.apiKey ?? null;
@@ -101,7 +104,7 @@ export function requestEntry(request: FastifyRequest, reply: FastifyReply, actio
     model_name: cleanText(context.model?.name),
     model_type: cleanText(context.model?.type),
     method: request.method,
-    route: cleanText(route),
+    route,
     endpoint: cleanText(questionMark === -1 ? request.url : request.url.slice(0, questionMark)),
     action,
     target: cleanText(context.target ?? defaultTarget(request.params)),
