@@ -79,3 +79,25 @@ describe('AuditTrail with its writer thread', () => {
     }
   });
 });
+
+describe('AuditTrail when its writer thread cannot work', () => {
+  it('falls back to writing on the main thread; a flush never hangs', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'svc-audit-thread-gone-'));
+    const storage = Storage.open(join(home, 'auth.db'));
+    try {
+      // The thread is pointed at a path it cannot open, so it dies at start.
+      const trail = new AuditTrail(storage.audit, 90, { thread: true, databasePath: join(home, 'missing-dir', 'x', '\u0000bad.db') });
+      for (let i = 0; i < 10; i += 1) trail.recordEvent({ event_type: 'fallback', action: `a${i}`, status: 'success' });
+      await trail.flush();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      trail.recordEvent({ event_type: 'fallback', action: 'late', status: 'success' });
+      await trail.flush();
+      await trail.close();
+      assert.equal(storage.audit.count(), 11);
+      assert.equal(verifyAuditChainSync(storage.audit).ok, true);
+    } finally {
+      storage.close();
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});

@@ -80,7 +80,7 @@ export type AuditWriteMode = { thread: true; databasePath: string } | { thread: 
 export class AuditTrail implements BruteForceListener {
   readonly #repository: AuditRepository;
   readonly #retentionDays: number;
-  readonly #worker: Worker | null;
+  #worker: Worker | null;
   #log: FastifyBaseLogger | null = null;
   /** Canonical encodings waiting to be sent. */
   #queue: string[] = [];
@@ -98,7 +98,8 @@ export class AuditTrail implements BruteForceListener {
     if (mode.thread) {
       this.#worker = new Worker(new URL('./audit-writer-thread.js', import.meta.url), { workerData: { databasePath: mode.databasePath } });
       this.#worker.on('message', (reply: WriterReply) => this.#settle(reply));
-      this.#worker.on('error', (error) => this.#log?.error({ err: error }, 'audit writer thread failed'));
+      this.#worker.on('error', (error) => this.#log?.error({ err: error }, 'audit writer thread failed; writing on the main thread from now on'));
+      this.#worker.on('exit', () => this.#writerGone());
       this.#worker.unref();
     } else {
       this.#worker = null;
@@ -183,6 +184,23 @@ export class AuditTrail implements BruteForceListener {
     for (const waiter of entry.waiters) waiter();
   }
 
+  /**
+   * The writer thread ended (an error, or `close`): what it had not confirmed is written here, and
+   * later batches are written on this thread. Nobody waiting for a flush is left hanging.
+   */
+  #writerGone(): void {
+    this.#worker = null;
+    const unconfirmed = [...this.#inFlight.values()];
+    this.#inFlight.clear();
+    for (const entry of unconfirmed) this.#queue = entry.lines.concat(this.#queue);
+    if (this.#queue.length > 0 && !this.#closed) {
+      const lines = this.#queue;
+      this.#queue = [];
+      this.#writeHere(lines);
+    }
+    for (const entry of unconfirmed) for (const waiter of entry.waiters) waiter();
+  }
+
   #requeue(lines: string[], error: unknown): void {
     this.#queue = lines.concat(this.#queue);
     if (this.#queue.length > MAX_QUEUED) {
@@ -235,7 +253,9 @@ export class AuditTrail implements BruteForceListener {
     const rest = this.#queue;
     this.#queue = [];
     if (rest.length > 0) this.#writeHere(rest);
-    await this.#worker?.terminate();
+    const worker = this.#worker;
+    this.#worker = null;
+    await worker?.terminate();
   }
 
   /** Records bans, lockouts and unbans (R11). */
