@@ -11,13 +11,13 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@svc/sdk';
-import { startServerProcess, type ServerProcess } from '@svc/server/testing';
+import { Client, RateLimitError } from '@svc/sdk';
+import { pollUntil, startServerProcess, type ServerProcess } from '@svc/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './browser.js';
 
@@ -25,6 +25,8 @@ const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const ADMIN = { username: 'admin', password: 'a long admin passphrase for the ui test' };
 const ALICE = { username: 'alice', password: 'alice has a long passphrase too' };
 const UPSTREAM_SECRET = 'sk-upstream-secret-never-shown-again';
+const ATTACKER_IP = '203.0.113.7';
+const KEY_GUESSER_IP = '203.0.113.8';
 
 describe('web UI (Chromium against svc-local)', () => {
   let home = '';
@@ -34,6 +36,8 @@ describe('web UI (Chromium against svc-local)', () => {
   let context: BrowserContext;
   let page: Page;
   const problems: string[] = [];
+  /** The API refusals the page met ("401 /v1/auth/session"): only those the steps provoke. */
+  const refusals = new Set<string>();
   let keyPlaintext = '';
 
   // Toasts come and go; the screenshots show the page under them.
@@ -46,14 +50,19 @@ describe('web UI (Chromium against svc-local)', () => {
     home = await mkdtemp(join(tmpdir(), 'svc-web-e2e-'));
     screenshots = process.env['SVC_UPDATE_SCREENSHOTS'] === '1' ? join(repositoryRoot, 'docs/screenshots') : join(home, 'screenshots');
     await mkdir(screenshots, { recursive: true });
-    server = await startServerProcess({ SVC_HOME: home });
+    // 127.0.0.1 is trusted as a proxy, so the test process can fail attempts "from" another address
+    // (X-Forwarded-For) and get that address banned while the browser keeps working.
+    server = await startServerProcess({ SVC_HOME: home, SVC_TRUSTED_PROXIES: '127.0.0.1' });
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
     // A CSP violation or a script error would mean the page does not work as served.
     page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
+      if (message.type() !== 'error') return;
+      const refused = /^Failed to load resource: the server responded with a status of (\d+)/.exec(message.text());
+      if (refused === null) problems.push(message.text());
+      else refusals.add(`${refused[1]} ${new URL(message.location().url).pathname}`);
     });
     page.on('pageerror', (error) => problems.push(error.message));
   });
@@ -94,7 +103,7 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.getByRole('heading', { name: 'Models', exact: true }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/');
     const nav = page.getByRole('navigation', { name: 'Pages' });
-    assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Models', 'Users', 'API keys']);
+    assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Models', 'Users', 'API keys', 'Security', 'Audit']);
   });
 
   it('lists the built-in model families and launches echo from its row', async () => {
@@ -288,10 +297,156 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.getByRole('row').filter({ hasText: 'for-alice' }).getByRole('cell', { name: ALICE.username, exact: true }).waitFor();
   });
 
+  it('changes the security settings, and shows a refused change in words', async () => {
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Security' }).click();
+    await page.waitForURL('**/security');
+    const settings = page.getByRole('form', { name: 'Security settings' });
+    const perIp = settings.getByRole('group', { name: 'Per client IP' });
+    const perKey = settings.getByRole('group', { name: 'Per key or token, from one IP' });
+    const perAccount = settings.getByRole('group', { name: 'Per account (login lockout)' });
+    await perAccount.getByRole('textbox', { name: 'Longest wait (seconds)' }).fill('30');
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    await settings.getByRole('alert').filter({ hasText: 'login.max_wait_seconds must be at least login.wait_increment_seconds.' }).waitFor();
+    await settings.getByRole('button', { name: 'Reset' }).click();
+    await perIp.getByRole('textbox', { name: 'Failures before a ban' }).fill('3');
+    await perKey.getByRole('textbox', { name: 'Failures before a ban' }).fill('2');
+    await perAccount.getByRole('textbox', { name: 'Failures before a lockout' }).fill('3');
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Security settings saved').waitFor();
+    assert.equal(await settings.getByRole('alert').count(), 0);
+    const admin = new Client({ baseUrl: server.baseUrl, maxRetries: 0 });
+    await admin.login(ADMIN.username, ADMIN.password);
+    const stored = await admin.security.getSettings();
+    assert.equal(stored.ip.max_failures, 3);
+    assert.equal(stored.key.max_failures, 2);
+    assert.equal(stored.login.failures_before_lockout, 3);
+    assert.equal(stored.login.max_wait_seconds, 900, 'the refused value was not stored');
+    await admin.logout();
+  });
+
+  it('shows the bans that failed attempts cause, counting down, and lifts them', async () => {
+    // Failed logins against alice from one address: the address is banned and alice is locked.
+    const attacker = new Client({ baseUrl: server.baseUrl, maxRetries: 0, headers: { 'x-forwarded-for': ATTACKER_IP } });
+    for (let i = 0; i < 3; i += 1) await assert.rejects(attacker.login(ALICE.username, `wrong guess ${i}`));
+    await assert.rejects(attacker.health.status(), RateLimitError, 'the address is banned');
+    // A guessed API key from another address: that (address, credential) pair is banned.
+    const guesser = new Client({ baseUrl: server.baseUrl, maxRetries: 0, apiKey: `sk-svc-${'A'.repeat(49)}`, headers: { 'x-forwarded-for': KEY_GUESSER_IP } });
+    for (let i = 0; i < 2; i += 1) await assert.rejects(guesser.auth.me());
+    await assert.rejects(guesser.auth.me(), RateLimitError, 'the key is banned from that address');
+
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const ipRow = page.getByRole('table', { name: 'Banned IPs' }).getByRole('row').filter({ hasText: ATTACKER_IP });
+    await page.getByRole('table', { name: 'Banned keys' }).getByRole('row').filter({ hasText: KEY_GUESSER_IP }).getByText(/^sha256:/).waitFor();
+    await page.getByRole('table', { name: 'Locked accounts' }).getByRole('row').filter({ hasText: ALICE.username }).waitFor();
+    // The time left counts down in the page.
+    const timeLeft = ipRow.getByRole('cell').nth(2);
+    const before = await timeLeft.textContent();
+    assert.match(before ?? '', /^\d+ (min|h|s)/);
+    await pollUntil(() => timeLeft.textContent(), (now) => now !== before, { timeoutMs: 10_000, intervalMs: 250 });
+    await shoot('security');
+
+    await page.getByRole('button', { name: `Unban IP ${ATTACKER_IP}` }).click();
+    await ipRow.waitFor({ state: 'detached' });
+    await page.getByRole('table', { name: 'Banned IPs' }).getByText('No IP is banned.').waitFor();
+    await attacker.health.status();
+
+    await page.getByRole('button', { name: 'Unlock all accounts' }).click();
+    const unlock = dialog('Unlock all accounts');
+    await unlock.getByRole('button', { name: 'Unlock all' }).click();
+    await unlock.waitFor({ state: 'detached' });
+    await page.getByRole('table', { name: 'Locked accounts' }).getByText('No account is locked.').waitFor();
+
+    await page.getByRole('button', { name: 'Unban all keys' }).click();
+    const unbanKeys = dialog('Unban all keys');
+    await unbanKeys.getByRole('button', { name: 'Unban all' }).click();
+    await unbanKeys.waitFor({ state: 'detached' });
+    await page.getByRole('table', { name: 'Banned keys' }).getByText('No key is banned.').waitFor();
+    await assert.rejects(guesser.auth.me(), (error: unknown) => !(error instanceof RateLimitError), 'the guessed key is refused as invalid again, not as banned');
+
+    // Alice logs in again (from the address that was banned), so the later steps can use her account.
+    const alice = new Client({ baseUrl: server.baseUrl, maxRetries: 0, headers: { 'x-forwarded-for': ATTACKER_IP } });
+    await alice.login(ALICE.username, ALICE.password);
+    await alice.logout();
+    // Back to limits no later step reaches: they fail on purpose from the browser's own address.
+    const admin = new Client({ baseUrl: server.baseUrl, maxRetries: 0 });
+    await admin.login(ADMIN.username, ADMIN.password);
+    await admin.security.updateSettings({ ip: { max_failures: 1_000_000 }, key: { max_failures: 1_000_000 }, login: { failures_before_lockout: 1_000_000 } });
+    await admin.logout();
+  });
+
+  it('shows each of those actions in the audit center: filters, paging, export, auto-refresh', async () => {
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Audit' }).click();
+    await page.waitForURL('**/audit');
+    await page.getByTestId('chain-status').filter({ hasText: 'Hash chain intact' }).waitFor();
+    const records = page.getByRole('table', { name: 'Audit records' });
+    const count = page.getByTestId('audit-count');
+    await count.filter({ hasText: /^Records 1–50 of \d+$/ }).waitFor();
+
+    // Paging: 25 a page, then the second page.
+    await page.getByRole('combobox', { name: 'Records per page' }).click();
+    await page.getByRole('option', { name: '25 / page' }).click();
+    await count.filter({ hasText: /^Records 1–25 of \d+$/ }).waitFor();
+    await page.getByRole('button', { name: 'Page 2', exact: true }).click();
+    await count.filter({ hasText: /^Records 26–/ }).waitFor();
+
+    // Each action of the steps above, picked from the filter choices.
+    const pick = async (filter: string, values: string[]) => {
+      const input = page.getByRole('combobox', { name: filter, exact: true });
+      for (const value of values) {
+        await input.click();
+        await input.fill(value);
+        await page.getByRole('option', { name: value, exact: true }).click();
+      }
+      await input.press('Escape');
+    };
+    const actions = ['createUser', 'createApiKey', 'revealApiKey', 'setApiKeyModelPermissions', 'launchModel', 'stopModel', 'updateSecuritySettings', 'unbanIp', 'unlockAllAccounts', 'unbanAllKeys'];
+    await pick('Action', actions);
+    await count.filter({ hasText: /^Records 1–/ }).waitFor();
+    for (const action of actions) await records.getByRole('row').filter({ hasText: action }).first().waitFor();
+    await records.getByRole('row').filter({ hasText: 'createUser' }).filter({ hasText: 'success' }).first().waitFor();
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+
+    // The security events, by event type.
+    await pick('Event', ['ip_banned', 'key_banned', 'account_locked', 'ip_unbanned', 'key_unbanned', 'account_unlocked']);
+    await records.getByRole('row').filter({ hasText: 'ip_banned' }).filter({ hasText: ATTACKER_IP }).first().waitFor();
+    await records.getByRole('row').filter({ hasText: 'key_banned' }).filter({ hasText: KEY_GUESSER_IP }).first().waitFor();
+    await records.getByRole('row').filter({ hasText: 'account_locked' }).first().waitFor();
+    await records.getByRole('row').filter({ hasText: 'ip_unbanned' }).first().waitFor();
+    await records.getByRole('row').filter({ hasText: 'account_unlocked' }).first().waitFor();
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+
+    // The failed logins, by status and client IP (typed).
+    await pick('Status', ['login_failed']);
+    await page.getByRole('combobox', { name: 'Client IP', exact: true }).fill(ATTACKER_IP);
+    await count.filter({ hasText: /^Records 1–3 of 3$/ }).waitFor();
+    assert.equal(await records.getByRole('row').filter({ hasText: ALICE.username }).count(), 3);
+    await shoot('audit');
+
+    // Export what is shown, as CSV and as JSON Lines, through the download link the page makes.
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    assert.match(csv.suggestedFilename(), /^svc-audit-.*\.csv$/);
+    const csvText = await readFile((await csv.path()) as string, 'utf8');
+    const csvLines = csvText.trim().split('\r\n');
+    assert.equal(csvLines.length, 4, 'a header and the three records');
+    assert.match(csvLines[0] ?? '', /event_type/);
+    assert.ok(csvLines.slice(1).every((line) => line.includes('login_failed') && line.includes(ATTACKER_IP)));
+    const [jsonl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON Lines' }).click()]);
+    const exported = (await readFile((await jsonl.path()) as string, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { status: string; user: string });
+    assert.deepEqual(exported.map((record) => [record.status, record.user]), Array.from({ length: 3 }, () => ['login_failed', ALICE.username]));
+    await page.getByRole('link', { name: /^Download svc-audit-.*\.jsonl$/ }).waitFor();
+
+    // Auto-refresh shows a new failure without a click.
+    await page.getByRole('switch', { name: 'Auto-refresh (10 s)' }).check();
+    const attacker = new Client({ baseUrl: server.baseUrl, maxRetries: 0, headers: { 'x-forwarded-for': ATTACKER_IP } });
+    await assert.rejects(attacker.login('mallory', 'not a real account'));
+    await records.getByRole('row').filter({ hasText: 'mallory' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('switch', { name: 'Auto-refresh (10 s)' }).uncheck();
+  });
+
   it('keeps the session across a reload (the cookie resumes it; the access token lived in memory only)', async () => {
     await page.reload();
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
-    assert.equal(new URL(page.url()).pathname, '/keys');
+    await page.getByRole('heading', { name: 'Audit center' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/audit');
     await page.getByTestId('signed-in-as').filter({ hasText: ADMIN.username }).waitFor();
   });
 
@@ -412,8 +567,15 @@ describe('web UI (Chromium against svc-local)', () => {
   });
 
   it('raised no script error and no Content-Security-Policy violation on any page', () => {
-    // The refusals the steps provoke on purpose (a wrong password, a forbidden page, a uid taken).
-    const relevant = problems.filter((text) => !/the server responded with a status of (401|403|409)/.test(text));
-    assert.deepEqual(relevant, []);
+    assert.deepEqual(problems, []);
+    // The refusals the steps provoke on purpose, and nothing else.
+    assert.deepEqual([...refusals].sort(), [
+      '400 /v1/admin/security/rate-limit', // a longest wait shorter than the wait increment
+      '401 /v1/auth/me', // the app asking who is logged in after the logout
+      '401 /v1/auth/session', // the wrong password
+      '401 /v1/auth/session/refresh', // no session cookie yet (first visit, after logout)
+      '403 /v1/auth/me/password', // alice's wrong current password
+      '409 /v1/models', // a uid already running
+    ]);
   });
 });

@@ -10,8 +10,10 @@
  */
 import type { Permission } from '@svc/sdk';
 import type { ComponentType } from 'react';
+import { AuditPage } from './AuditPage.js';
 import { KeysPage } from './KeysPage.js';
 import { ModelsPage } from './ModelsPage.js';
+import { SecurityPage } from './SecurityPage.js';
 import { UsersPage } from './UsersPage.js';
 
 /** One page of the app. */
@@ -33,4 +35,6 @@ export const pages: readonly PageDefinition[] = [
   { path: '/', label: 'Models', anyOf: ['models:list'], component: ModelsPage },
   { path: '/users', label: 'Users', anyOf: ['users:manage'], component: UsersPage },
   { path: '/keys', label: 'API keys', anyOf: ['keys:create', 'keys:manage'], component: KeysPage },
+  { path: '/security', label: 'Security', anyOf: ['admin'], component: SecurityPage },
+  { path: '/audit', label: 'Audit', anyOf: ['admin'], component: AuditPage },
 ];
