@@ -2,9 +2,11 @@
  * The web UI end to end: a real `svc-local` process serving the bundled build, a fresh SVC_HOME, and
  * headless Chromium. One browser for the file; the steps run in order on one page, as a user would:
  * setup → login → launch and stop models → create a user → create a key (shown once) → reveal →
- * restrict it to a running model → reload keeps the session → logout ends it → a user with only
- * keys:create sees only the keys page; one with models:list but not models:write sees launch and
- * stop disabled with the reason.
+ * restrict it to a running model → change the security settings → get banned by failed attempts
+ * (from the test process, "through a proxy") and unban → the audit center shows each of those
+ * actions, exports them and refreshes by itself → reload keeps the session → logout ends it → a
+ * user with only keys:create sees only the keys page; one with models:list but not models:write
+ * sees launch and stop disabled with the reason.
  *
  * Screenshots of each page go to a temporary directory, or to docs/screenshots when
  * SVC_UPDATE_SCREENSHOTS=1 (`npm run screenshots`).
@@ -420,6 +422,8 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.getByRole('combobox', { name: 'Client IP', exact: true }).fill(ATTACKER_IP);
     await count.filter({ hasText: /^Records 1–3 of 3$/ }).waitFor();
     assert.equal(await records.getByRole('row').filter({ hasText: ALICE.username }).count(), 3);
+    await page.getByRole('combobox', { name: 'Client IP', exact: true }).press('Escape');
+    await page.evaluate('window.scrollTo(0, 0)');
     await shoot('audit');
 
     // Export what is shown, as CSV and as JSON Lines, through the download link the page makes.

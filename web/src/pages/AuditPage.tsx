@@ -68,7 +68,7 @@ function statusColor(status: string): string {
 }
 
 function formatInstant(iso: string): string {
-  return new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+  return new Date(iso).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
 /** What the "Event" column says: the action, and the event type when it is not a plain API call. */
@@ -131,8 +131,19 @@ export function AuditPage() {
 
   const columns: Column<AuditRecord>[] = [
     { header: 'Time', nowrap: true, cell: (record) => formatInstant(record.timestamp) },
-    { header: 'Event', cell: (record) => <Text size="sm" fw={500}>{eventOf(record)}</Text> },
-    { header: 'Category', nowrap: true, cell: (record) => record.category },
+    {
+      header: 'Event',
+      cell: (record) => (
+        <Stack gap={0}>
+          <Text size="sm" fw={500}>
+            {eventOf(record)}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {record.category}
+          </Text>
+        </Stack>
+      ),
+    },
     { header: 'User', nowrap: true, cell: (record) => record.user ?? '—' },
     { header: 'Credential', cell: (record) => (record.api_key_name === null ? record.auth_type : `${record.auth_type}: ${record.api_key_name}`) },
     { header: 'Model', nowrap: true, cell: (record) => record.model_id ?? '—' },
@@ -231,7 +242,7 @@ export function AuditPage() {
         <Group gap="xs">
           <Select
             aria-label="Records per page"
-            w={110}
+            w={130}
             data={pageSizes.map((value) => ({ value, label: `${value} / page` }))}
             value={String(size)}
             allowDeselect={false}
@@ -257,7 +268,7 @@ export function AuditPage() {
         rows={results.data?.hits ?? []}
         rowKey={(record) => String(record.id)}
         empty={results.loading && results.data === undefined ? 'Loading…' : 'No record matches these filters in this time range.'}
-        minWidth={1200}
+        minWidth={960}
       />
       <Modal opened={shown !== null} onClose={() => setShown(null)} title={shown === null ? '' : `Audit record ${shown.id}`} size="lg" centered>
         {shown !== null && (
