@@ -2,6 +2,8 @@
  * `npm run bench`: runs every benchmark and prints its figures and ratios. Ratios are measured in one
  * run on one machine; absolute numbers depend on the machine, the ratios are the goals.
  */
+import { benchmarkAuditOverhead } from './audit-overhead.js';
+import { benchmarkAuditSearch } from './audit-search.js';
 import { benchmarkAuthOverhead } from './auth-overhead.js';
 import { measureBundleSize } from './bundle-size.js';
 import { benchmarkKeyLookup } from './key-lookup-scaling.js';
@@ -29,6 +31,21 @@ console.log('');
 console.log(`throughput a/c = ${ratio(report.jwt.requestsPerSecond, report.authOff.requestsPerSecond)}   (goal >= 0.9)`);
 console.log(`throughput b/c = ${ratio(report.apiKey.requestsPerSecond, report.authOff.requestsPerSecond)}   (goal >= 0.9)`);
 console.log(`server CPU per request c/a = ${ratio(report.authOff.serverCpuMicrosPerRequest, report.jwt.serverCpuMicrosPerRequest)}, c/b = ${ratio(report.authOff.serverCpuMicrosPerRequest, report.apiKey.serverCpuMicrosPerRequest)} (capacity ratios; 1.0 = free)`);
+
+console.log(`\nAudit trail cost: GET /v1/auth/me with an API key, audit on vs off (same code), ${rounds} alternating rounds of ${seconds} s`);
+const audit = await benchmarkAuditOverhead({ seconds, rounds });
+console.log(`audit on   ${format(audit.auditOn.requestsPerSecond).padStart(7)} req/s    ${format(audit.auditOn.serverCpuMicrosPerRequest, 1).padStart(8)} server CPU µs/req   (${format(audit.recorded)} calls recorded)`);
+console.log(`audit off  ${format(audit.auditOff.requestsPerSecond).padStart(7)} req/s    ${format(audit.auditOff.serverCpuMicrosPerRequest, 1).padStart(8)} server CPU µs/req`);
+console.log(`throughput on/off = ${ratio(audit.auditOn.requestsPerSecond, audit.auditOff.requestsPerSecond)}   (goal >= 0.95); server CPU per request off/on = ${ratio(audit.auditOff.serverCpuMicrosPerRequest, audit.auditOn.serverCpuMicrosPerRequest)}`);
+
+const auditRecords = Number(process.env['SVC_BENCH_AUDIT_RECORDS'] ?? 1_000_000);
+console.log(`\nAudit search over ${format(auditRecords)} records (30 days, 1,000 users), GET /v1/audit/search through HTTP, 60 samples per query`);
+const search = await benchmarkAuditSearch(auditRecords);
+console.log(`seeded in ${format(search.seedSeconds, 1)} s (hash chain included)`);
+for (const query of search.queries) {
+  console.log(`${query.label.padEnd(30)} p50 ${format(query.p50Ms, 1).padStart(6)} ms   p95 ${format(query.p95Ms, 1).padStart(6)} ms   (${format(query.total)} matching)`);
+}
+console.log(`p50 of "user + status + time range" = ${format(search.queries[0]?.p50Ms ?? Number.NaN, 1)} ms   (goal < 100 ms)`);
 
 const largeKeyCount = Number(process.env['SVC_BENCH_KEYS'] ?? 1_000_000);
 console.log(`\nAPI-key verification (checksum, SHA-256, indexed lookup; uncached) at 100 vs ${format(largeKeyCount)} stored keys`);

@@ -52,6 +52,7 @@ function readOperations(document) {
       if (!operation) continue;
       const security = operation.security ?? document.security ?? [];
       const [status, response] = Object.entries(operation.responses).find(([code]) => code.startsWith('2'));
+      // JSON where the answer has it; otherwise the first media type (an export's text/csv).
       const content = resolve(response).content ?? {};
       const contentType = 'application/json' in content ? 'application/json' : (Object.keys(content)[0] ?? null);
       const example = contentType === null ? undefined : content[contentType]?.example;

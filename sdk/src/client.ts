@@ -8,12 +8,14 @@ import { readEnvironment } from './environment.js';
 import { SvcError } from './errors.js';
 import type { paths } from './generated/openapi.js';
 import type { Api } from './resources/api.js';
+import { AuditResource } from './resources/audit.js';
 import { AuthResource } from './resources/auth.js';
 import { HealthResource } from './resources/health.js';
 import { InferenceResource } from './resources/inference.js';
 import { ModelRegistrationsResource, ModelsResource } from './resources/models.js';
 import { CacheResource, ClusterResource, MonitoringResource, VirtualenvsResource } from './resources/operations.js';
 import { KeysResource } from './resources/keys.js';
+import { SecurityResource } from './resources/security.js';
 import { SetupResource } from './resources/setup.js';
 import { UsersResource } from './resources/users.js';
 import { Session } from './session.js';
@@ -87,6 +89,10 @@ export class Client {
   readonly cluster: ClusterResource;
   /** Prometheus metrics. */
   readonly monitoring: MonitoringResource;
+  /** Brute-force settings, bans and locked accounts (`admin`). */
+  readonly security: SecurityResource;
+  /** The audit trail: search, filter options, export, verify (`admin`). */
+  readonly audit: AuditResource;
   readonly #session: Session;
 
   constructor(options: ClientOptions = {}) {
@@ -115,6 +121,8 @@ export class Client {
     this.virtualenvs = new VirtualenvsResource(api);
     this.cluster = new ClusterResource(api);
     this.monitoring = new MonitoringResource(api);
+    this.security = new SecurityResource(api);
+    this.audit = new AuditResource(api);
   }
 
   /** Logs in; every later call carries the access token, refreshed automatically. */

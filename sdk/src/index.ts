@@ -29,3 +29,5 @@ export type { KeysResource } from './resources/keys.js';
 export type { ModelsResource, ModelRegistrationsResource } from './resources/models.js';
 export type { InferenceResource } from './resources/inference.js';
 export type { CacheResource, VirtualenvsResource, ClusterResource, MonitoringResource } from './resources/operations.js';
+export type { SecurityResource } from './resources/security.js';
+export type { AuditResource } from './resources/audit.js';

@@ -68,3 +68,18 @@ export interface CompletionChunk {
   choices: { index: number; text: string; finish_reason: string | null }[];
   [field: string]: unknown;
 }
+export type SecuritySettings = Schemas['SecuritySettings'];
+export type SecuritySettingsUpdate = Schemas['SecuritySettingsUpdate'];
+export type BannedIp = Schemas['BannedIp'];
+export type BannedKey = Schemas['BannedKey'];
+export type LockedAccount = Schemas['LockedAccount'];
+export type AuditRecord = Schemas['AuditRecord'];
+export type AuditSearchResult = Schemas['AuditSearchResult'];
+export type AuditFilterOptions = Schemas['AuditFilterOptions'];
+export type AuditVerification = Schemas['AuditVerification'];
+/** The filters of an audit search or export (`time_from` defaults to `now-1h`). */
+export type AuditFilters = NonNullable<operations['exportAudit']['parameters']['query']> extends infer Query
+  ? Omit<Query, 'format'>
+  : never;
+/** The query of `GET /v1/audit/search`: the filters plus paging. */
+export type AuditSearchQuery = NonNullable<operations['searchAudit']['parameters']['query']>;

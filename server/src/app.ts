@@ -4,7 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { Authenticator } from './auth/authenticator.js';
+import { AuditTrail } from './audit/audit-trail.js';
+import { requestEntry, type AuditContext } from './audit/request-audit.js';
+import { Authenticator, bearerCredential } from './auth/authenticator.js';
+import { BruteForceService, type BruteForceListener } from './brute-force/brute-force-service.js';
+import { credentialId } from './brute-force/credential-id.js';
 import { holdsAny, type Permission } from './auth/permissions.js';
 import { anonymousPrincipal, type Principal } from './auth/principal.js';
 import { ConfigError, type ServerConfig } from './config.js';
@@ -15,7 +19,11 @@ import { AccessTokens } from './crypto/access-tokens.js';
 import { KeyEncryption } from './crypto/key-encryption.js';
 import { ApiError } from './errors.js';
 import { answerClientError } from './http/client-errors.js';
-import { respond, toErrorResponse } from './http/error-responses.js';
+import { clientIp, trustedProxyFunction, type TrustFunction } from './http/client-ip.js';
+import { respond, toErrorResponse, type ErrorResponse } from './http/error-responses.js';
+import { SERVICE_VERSION } from './routes/health-routes.js';
+import { auditHandlers } from './routes/audit-routes.js';
+import { securityHandlers } from './routes/security-routes.js';
 import { authHandlers } from './routes/auth-routes.js';
 import { healthHandlers } from './routes/health-routes.js';
 import { keyHandlers } from './routes/key-routes.js';
@@ -42,6 +50,8 @@ import { Storage } from './storage/storage.js';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** Facts for this request's audit record; handlers may add to it (see {@link AuditContext}). */
+    audit: AuditContext;
   }
 }
 
@@ -54,7 +64,20 @@ export interface AppOptions {
   logger?: false | true | { level?: string };
   /** Collect the process's own metrics (CPU, memory, event loop) into `/metrics`. @default true */
   processMetrics?: boolean;
+  /**
+   * @internal Benchmarks only: build without the audit trail, to measure what it costs. Not
+   * configuration: no environment variable or option of `svc-local` reaches it.
+   */
+  withoutAuditForBenchmark?: boolean;
+  /**
+   * Hear of every ban, lockout, unban and unlock this process makes.
+   * Inside the app, `services.bruteForce.addListener(listener)` does the same.
+   */
+  bruteForceListeners?: readonly BruteForceListener[];
 }
+
+/** Failed credentials that count towards a ban: guesses, not a real credential that expired or was disabled. */
+const countedCredentialFailures = new Set(['invalid_api_key', 'invalid_token']);
 
 /** Query parameters that would carry a credential; refused so secrets never sit in URLs or logs. */
 const credentialQueryParameters = ['access_token', 'api_key', 'apikey', 'token', 'refresh_token', 'jwt'];
@@ -90,9 +113,13 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   const echo = options.logger !== undefined && options.logger !== false;
   const logSink = new LogSink({ echo: echo ? process.stdout : null });
   const level = typeof options.logger === 'object' ? (options.logger.level ?? 'info') : 'info';
+  let services: ReturnType<typeof createServices> | undefined;
   try {
-    const services = createServices(config, storage, logSink, options);
+    services = createServices(config, storage, logSink, options);
+    for (const listener of options.bruteForceListeners ?? []) services.bruteForce.addListener(listener);
+    const trust = trustedProxyFunction(config.trustedProxies);
     const app = Fastify({
+      trustProxy: trust,
       logger: { level, stream: logSink },
       bodyLimit: BODY_LIMIT_BYTES,
       // Per-request log lines are off: the audit trail records requests, the log records faults.
@@ -103,22 +130,28 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
       routerOptions: { maxParamLength: 256 },
       frameworkErrors: (error, request, reply) => {
         const response = toErrorResponse(error, request.log);
+        noteError(request, response);
         void (reply as FastifyReply).code(response.status).headers(response.headers).send(response.body);
       },
       clientErrorHandler: answerClientError,
     });
     app.decorateRequest('principal', null);
+    app.decorateRequest('audit', null as unknown as AuditContext);
     app.removeContentTypeParser('text/plain');
-    registerErrorHandling(app, services.metrics);
+    registerErrorHandling(app, services, trust);
     registerRoutes(app, services, new Authenticator(storage, services.accessTokens));
+    registerAudit(app, services);
     await registerWebUi(app, config.frontend, app.log);
-    app.addHook('onClose', () => {
-      services.upstream.close();
+    const { audit, upstream } = services;
+    app.addHook('onClose', async () => {
+      await audit?.close();
+      upstream.close();
       storage.close();
     });
     await app.ready();
     return app;
   } catch (error) {
+    await services?.audit?.close();
     storage.close();
     throw error;
   }
@@ -148,13 +181,22 @@ function createServices(
   const encryption = new KeyEncryption(encryptionSecret);
   const models = new ModelService(storage, encryption, logSink.redactor);
   const upstream = new UpstreamEngine(config.upstreamTimeoutMs);
+  const bruteForce = new BruteForceService(storage);
+  const withAudit = options.withoutAuditForBenchmark !== true;
+  const audit = withAudit ? new AuditTrail(storage.audit, config.auditRetentionDays, { thread: true, databasePath: config.databasePath }) : null;
+  if (audit !== null) bruteForce.addListener(audit);
+  const metrics = new ServerMetrics({
+    processMetrics: options.processMetrics ?? true,
+    countActiveBans: (kind) => storage.bruteForce.activeBans(kind, Date.now()).length,
+  });
+  bruteForce.addListener(banMetrics(metrics));
   return {
     config,
     storage,
     accessTokens,
     upstream,
     users: new UserService(storage, config),
-    sessions: new SessionService(storage, accessTokens, config),
+    sessions: new SessionService(storage, accessTokens, config, bruteForce),
     keys: new KeyService(storage, encryption),
     models,
     inference: new InferenceService(models, upstream),
@@ -162,13 +204,55 @@ function createServices(
     cache: new ManagedDirectory(config.cacheDirectory, 'cache entry'),
     virtualenvs: new ManagedDirectory(config.virtualenvDirectory, 'virtual environment'),
     logSink,
-    metrics: new ServerMetrics({ processMetrics: options.processMetrics ?? true }),
+    metrics,
+    bruteForce,
+    audit,
   };
 }
 
-function registerErrorHandling(app: FastifyInstance, metrics: ServerMetrics): void {
+/** Counts bans, lockouts, unbans and unlocks into the Prometheus metrics. */
+function banMetrics(metrics: ServerMetrics): BruteForceListener {
+  return {
+    onBruteForceEvent(event) {
+      if (event.action === 'ban') metrics.recordBan(event.scope);
+      else metrics.recordUnban(event.scope);
+    },
+  };
+}
+
+/** Remembers the error code a response carries, for the audit record. */
+function noteError(request: FastifyRequest, response: ErrorResponse): void {
+  // Requests refused before routing (a malformed URL) never ran the onRequest hook.
+  request.audit ??= { clientIp: request.socket.remoteAddress ?? '' };
+  request.audit.errorCode = response.body.error.code;
+}
+
+/** Records every API call when its response is sent, and the start-up. */
+function registerAudit(app: FastifyInstance, services: Services): void {
+  const audit = services.audit;
+  if (audit === null) return;
+  audit.useLogger(app.log);
+  app.addHook('onResponse', (request, reply, done) => {
+    request.audit ??= { clientIp: request.socket.remoteAddress ?? '' };
+    if (request.audit.record !== false) {
+      audit.enqueue(requestEntry(request, reply));
+    }
+    done();
+  });
+  audit.recordEvent({
+    event_type: 'startup',
+    action: 'server.start',
+    status: 'success',
+    details: { pid: process.pid, version: SERVICE_VERSION, authentication: services.config.authEnabled },
+  });
+  audit.startPruning();
+}
+
+function registerErrorHandling(app: FastifyInstance, services: Services, trust: TrustFunction): void {
+  const { metrics } = services;
   app.setErrorHandler((error, request, reply) => {
     const response = toErrorResponse(error, request.log);
+    noteError(request, response);
     if (response.status === 401 || response.status === 403) metrics.recordAuthFailure(response.body.error.code);
     const send = () => reply.code(response.status).headers(response.headers).send(response.body);
     // An oversize body is read and discarded (up to a cap) before the 413, so a client still
@@ -180,12 +264,25 @@ function registerErrorHandling(app: FastifyInstance, metrics: ServerMetrics): vo
     metrics.recordRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode);
     done();
   });
-  app.setNotFoundHandler((_request, reply) => {
+  app.setNotFoundHandler((request, reply) => {
     const response = respond('not_found', 'No route matches this method and path');
+    noteError(request, response);
     return reply.code(response.status).send(response.body);
   });
+  const { bruteForce, config } = services;
   app.addHook('onRequest', (request, reply, done) => {
     void reply.headers({ 'x-request-id': request.id, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    request.audit = { clientIp: clientIp(request, trust) };
+    if (config.authEnabled) {
+      const ban = bruteForce.ipBan(request.audit.clientIp);
+      if (ban !== null) {
+        return done(
+          new ApiError('ip_banned', `Too many failed attempts from this address; try again in ${ban.retryAfterSeconds} seconds`, {
+            headers: { 'retry-after': String(ban.retryAfterSeconds) },
+          }),
+        );
+      }
+    }
     const query = request.query as Record<string, unknown> | undefined;
     if (query !== undefined && credentialQueryParameters.some((name) => name in query)) {
       return done(new ApiError('credentials_in_query', 'Credentials are never accepted in the URL; send Authorization: Bearer <token> instead'));
@@ -204,6 +301,8 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
     ...modelHandlers(services),
     ...inferenceHandlers(services),
     ...operationsHandlers(services),
+    ...securityHandlers(services),
+    ...auditHandlers(services),
   };
   const bodyCompiler = new SchemaCompiler({ coerceTypes: false });
   const parameterCompiler = new SchemaCompiler({ coerceTypes: true });
@@ -221,7 +320,7 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
       url: spec.routePath,
       schema,
       ...(spec.bodyLimit === null ? {} : { bodyLimit: spec.bodyLimit }),
-      onRequest: authorize(spec, services.config, authenticator),
+      onRequest: authorize(spec, services, authenticator),
       handler: async (request, reply) => {
         const result = await handler({
           body: request.body,
@@ -231,6 +330,11 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
           request,
           reply,
         });
+        // A created resource is the target of its audit record.
+        if (result.status === 201 && request.audit.target == null) {
+          const createdId = (result.body as { id?: unknown } | undefined)?.id;
+          if (typeof createdId === 'string') request.audit.target = createdId;
+        }
         if (result.headers !== undefined) void reply.headers(result.headers);
         void reply.code(result.status);
         if (result.raw !== undefined) return reply.send(result.raw);
@@ -244,25 +348,74 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
  * The route's `onRequest` hook: authenticates and checks the operation's permissions. Callback
  * style, so a request whose credential was seen before is authorised without a promise.
  */
-function authorize(spec: OperationSpec, config: ServerConfig, authenticator: Authenticator) {
+function authorize(spec: OperationSpec, services: Services, authenticator: Authenticator) {
+  const { config, bruteForce } = services;
   const admit = (request: FastifyRequest, principal: Principal): void => {
+    request.principal = principal;
     if (!holdsAny(principal.permissions, spec.requiredPermissions)) {
       throw new ApiError('permission_denied', `Missing permission: ${spec.requiredPermissions.join(' or ')}`);
     }
-    request.principal = principal;
+  };
+  /** Counts a guessed credential against the client IP and the (IP, credential) pair. */
+  const countFailure = (request: FastifyRequest, error: unknown): void => {
+    const credential = bearerCredential(request.headers.authorization);
+    if (credential === null) return;
+    request.audit.attemptedAuthType = credential.startsWith('sk-') ? 'api_key' : 'jwt';
+    if (error instanceof ApiError && countedCredentialFailures.has(error.code)) {
+      const keyId = credentialId(credential);
+      request.audit.target ??= keyId;
+      try {
+        bruteForce.recordCredentialFailure(request.audit.clientIp, keyId);
+      } catch (countingError) {
+        // The answer stays the 401 the credential earned (R22: a malformed key needs no database).
+        request.log.error({ err: countingError }, 'could not count a failed credential');
+      }
+    }
   };
   return function authorizeRequest(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+    request.audit.operation = spec;
     if (!config.authEnabled) {
       request.principal = anonymousPrincipal;
       return done();
     }
     if (spec.isPublic) return done();
-    try {
-      const principal = authenticator.authenticate(request.headers.authorization);
-      if (principal instanceof Promise) {
-        principal.then((resolved) => admit(request, resolved)).then(() => done(), done);
-        return;
+    const header = request.headers.authorization;
+    if (bruteForce.hasKeyBans()) {
+      const credential = bearerCredential(header);
+      const ban = credential === null ? null : bruteForce.keyBan(request.audit.clientIp, credentialId(credential));
+      if (ban !== null) {
+        return done(
+          new ApiError('key_banned', `Too many failed attempts with this credential; try again in ${ban.retryAfterSeconds} seconds`, {
+            headers: { 'retry-after': String(ban.retryAfterSeconds) },
+          }),
+        );
       }
+    }
+    let principal: Principal | Promise<Principal>;
+    try {
+      principal = authenticator.authenticate(header);
+    } catch (error) {
+      countFailure(request, error);
+      return done(error as Error);
+    }
+    if (principal instanceof Promise) {
+      principal.then(
+        (resolved) => {
+          try {
+            admit(request, resolved);
+          } catch (error) {
+            return done(error as Error);
+          }
+          done();
+        },
+        (error: unknown) => {
+          countFailure(request, error);
+          done(error as Error);
+        },
+      );
+      return;
+    }
+    try {
       admit(request, principal);
     } catch (error) {
       return done(error as Error);

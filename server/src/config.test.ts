@@ -174,3 +174,24 @@ describe('loadConfig: SVC_FRONTEND_DIST_DIR', () => {
     }
   });
 });
+
+describe('loadConfig: SVC_TRUSTED_PROXIES and SVC_AUDIT_RETENTION_DAYS', () => {
+  it('trusts no proxy by default and reads a comma-separated list of addresses and CIDRs', () => {
+    assert.deepEqual(loadConfig({ SVC_HOME: home }).trustedProxies, []);
+    assert.deepEqual(loadConfig({ SVC_HOME: home, SVC_TRUSTED_PROXIES: ' 10.0.0.0/8, 192.168.1.5 ,::1,loopback' }).trustedProxies, ['10.0.0.0/8', '192.168.1.5', '::1', 'loopback']);
+  });
+
+  it('stops start-up on an entry that is not an address or CIDR, naming it', () => {
+    for (const value of ['10.0.0.0/33', 'proxy.example.com', '10.0.0.0/8,300.1.1.1']) {
+      const error = configErrorFor({ SVC_TRUSTED_PROXIES: value });
+      assertOneLineNaming(error, 'SVC_TRUSTED_PROXIES');
+      assert.match(error.message, /is not an IP address or CIDR/);
+    }
+  });
+
+  it('keeps audit records 90 days by default; a bad retention stops start-up', () => {
+    assert.equal(loadConfig({ SVC_HOME: home }).auditRetentionDays, 90);
+    assert.equal(loadConfig({ SVC_HOME: home, SVC_AUDIT_RETENTION_DAYS: '7' }).auditRetentionDays, 7);
+    for (const value of ['0', '-1', 'ninety', '1.5']) assertOneLineNaming(configErrorFor({ SVC_AUDIT_RETENTION_DAYS: value }), 'SVC_AUDIT_RETENTION_DAYS');
+  });
+});

@@ -7,6 +7,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import proxyAddr from '@fastify/proxy-addr';
 
 /** Where a secret comes from: the environment, or a file generated once on first run. */
 export type SecretSource = { kind: 'env'; variable: string; value: string } | { kind: 'file'; path: string };
@@ -44,6 +45,13 @@ export interface ServerConfig {
   upstreamTimeoutMs: number;
   /** The web UI build served at `/`. */
   frontend: FrontendConfig;
+  /**
+   * `SVC_TRUSTED_PROXIES`: the CIDRs (or addresses) of reverse proxies whose `X-Forwarded-For` /
+   * `X-Real-IP` name the client. Empty: the peer address is the client. @default []
+   */
+  trustedProxies: string[];
+  /** `SVC_AUDIT_RETENTION_DAYS`: audit records older than this are pruned. @default 90 */
+  auditRetentionDays: number;
   /** Things worth one line in the log at start-up, e.g. a removed variable that is still set. */
   warnings: string[];
 }
@@ -114,6 +122,8 @@ export function loadConfig(env: Environment = process.env): ServerConfig {
     virtualenvDirectory: join(home, 'virtualenv'),
     upstreamTimeoutMs: parsePositiveInteger(env, 'SVC_UPSTREAM_TIMEOUT_SECONDS', 300, 24 * 60 * 60) * 1000,
     frontend: frontendConfig(env),
+    trustedProxies: parseTrustedProxies(env),
+    auditRetentionDays: parsePositiveInteger(env, 'SVC_AUDIT_RETENTION_DAYS', 90, 36500),
     warnings: removedVariableWarnings(env),
   };
 }
@@ -183,4 +193,19 @@ function secretSource(env: Environment, variable: string, path: string): SecretS
     throw new ConfigError(`${variable} is too short: ${SECRET_ADVICE}`);
   }
   return { kind: 'env', variable, value };
+}
+
+function parseTrustedProxies(env: Environment): string[] {
+  const name = 'SVC_TRUSTED_PROXIES';
+  const value = nonEmpty(env, name);
+  if (value === undefined) return [];
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    try {
+      proxyAddr.compile(entry);
+    } catch {
+      throw new ConfigError(`${name}=${JSON.stringify(value)}: ${JSON.stringify(entry)} is not an IP address or CIDR; use a comma-separated list such as 10.0.0.0/8,192.168.1.5`);
+    }
+  }
+  return entries;
 }

@@ -21,6 +21,7 @@ const unauthenticated: ErrorClass = { status: 401, type: 'authentication_error' 
 const forbidden: ErrorClass = { status: 403, type: 'permission_error' };
 const notFound: ErrorClass = { status: 404, type: 'not_found_error' };
 const conflict: ErrorClass = { status: 409, type: 'conflict_error' };
+const rateLimited: ErrorClass = { status: 429, type: 'rate_limit_error' };
 
 /** Status and type of every code. Adding a code to the contract without adding it here fails to compile. */
 export const errorRegistry: Record<ErrorCode, ErrorClass> = {
@@ -71,6 +72,8 @@ export const errorRegistry: Record<ErrorCode, ErrorClass> = {
   upstream_error: { status: 502, type: 'server_error' },
   upstream_timeout: { status: 504, type: 'server_error' },
   upstream_unreachable: { status: 502, type: 'server_error' },
+  ip_banned: rateLimited,
+  key_banned: rateLimited,
   internal_error: { status: 500, type: 'server_error' },
   service_unavailable: { status: 503, type: 'server_error' },
 };
@@ -85,13 +88,16 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly param: string | undefined;
+  /** Headers the response must carry (e.g. `Retry-After` on 429). */
+  readonly headers: Record<string, string> | undefined;
 
-  constructor(code: ErrorCode, message: string, options?: { param?: string; cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { param?: string; cause?: unknown; headers?: Record<string, string> }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ApiError';
     this.code = code;
     this.status = errorRegistry[code].status;
     this.param = options?.param;
+    this.headers = options?.headers;
   }
 }
 

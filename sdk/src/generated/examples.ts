@@ -823,5 +823,281 @@ export const operationExamples: readonly OperationExample[] = [
     "status": 200,
     "contentType": "text/plain",
     "example": "# HELP svc_http_requests_total HTTP requests answered.\n# TYPE svc_http_requests_total counter\nsvc_http_requests_total{method=\"GET\",route=\"/v1/models\",status=\"200\"} 1\n"
+  },
+  {
+    "operationId": "getSecuritySettings",
+    "method": "GET",
+    "path": "/v1/admin/security/rate-limit",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "ip": {
+        "max_failures": 10,
+        "window_seconds": 300,
+        "ban_seconds": 3600
+      },
+      "key": {
+        "max_failures": 5,
+        "window_seconds": 300,
+        "ban_seconds": 3600
+      },
+      "login": {
+        "failures_before_lockout": 30,
+        "wait_increment_seconds": 60,
+        "max_wait_seconds": 900,
+        "failure_reset_seconds": 43200
+      }
+    }
+  },
+  {
+    "operationId": "updateSecuritySettings",
+    "method": "PUT",
+    "path": "/v1/admin/security/rate-limit",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "ip": {
+        "max_failures": 10,
+        "window_seconds": 300,
+        "ban_seconds": 3600
+      },
+      "key": {
+        "max_failures": 5,
+        "window_seconds": 300,
+        "ban_seconds": 3600
+      },
+      "login": {
+        "failures_before_lockout": 30,
+        "wait_increment_seconds": 60,
+        "max_wait_seconds": 900,
+        "failure_reset_seconds": 43200
+      }
+    }
+  },
+  {
+    "operationId": "listBannedIps",
+    "method": "GET",
+    "path": "/v1/admin/security/banned-ips",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": [
+      {
+        "ip": "203.0.113.7",
+        "banned_until": "2026-11-21T11:00:00.000Z",
+        "remaining_seconds": 3412
+      }
+    ]
+  },
+  {
+    "operationId": "unbanIp",
+    "method": "POST",
+    "path": "/v1/admin/security/unban-ip",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "unbanned": 1
+    }
+  },
+  {
+    "operationId": "unbanAllIps",
+    "method": "POST",
+    "path": "/v1/admin/security/unban-all-ips",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "unbanned": 1
+    }
+  },
+  {
+    "operationId": "listBannedKeys",
+    "method": "GET",
+    "path": "/v1/admin/security/banned-keys",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": [
+      {
+        "ip": "203.0.113.7",
+        "key_id": "sha256:3f1c9a7be0d24e55",
+        "banned_until": "2026-11-21T11:00:00.000Z",
+        "remaining_seconds": 3412
+      }
+    ]
+  },
+  {
+    "operationId": "unbanKey",
+    "method": "POST",
+    "path": "/v1/admin/security/unban-key",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "unbanned": 1
+    }
+  },
+  {
+    "operationId": "unbanAllKeys",
+    "method": "POST",
+    "path": "/v1/admin/security/unban-all-keys",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "unbanned": 1
+    }
+  },
+  {
+    "operationId": "listLockedAccounts",
+    "method": "GET",
+    "path": "/v1/admin/security/locked-accounts",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": [
+      {
+        "user_id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a",
+        "username": "alice",
+        "lockouts": 2,
+        "locked_until": "2026-11-21T10:02:00.000Z",
+        "remaining_seconds": 95
+      }
+    ]
+  },
+  {
+    "operationId": "unlockAccount",
+    "method": "POST",
+    "path": "/v1/admin/security/unlock-account",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "unbanned": 1
+    }
+  },
+  {
+    "operationId": "unlockAllAccounts",
+    "method": "POST",
+    "path": "/v1/admin/security/unlock-all-accounts",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "unbanned": 1
+    }
+  },
+  {
+    "operationId": "searchAudit",
+    "method": "GET",
+    "path": "/v1/audit/search",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "total": 1,
+      "hits": [
+        {
+          "id": 42,
+          "timestamp": "2026-11-21T10:00:00.123Z",
+          "event_type": "api_call",
+          "category": "auth",
+          "auth_type": "none",
+          "user_id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a",
+          "user": "alice",
+          "api_key_id": null,
+          "api_key_name": null,
+          "api_key_prefix": null,
+          "model_id": null,
+          "model_name": null,
+          "model_type": null,
+          "method": "POST",
+          "route": "/v1/auth/login",
+          "endpoint": "/v1/auth/login",
+          "action": "login",
+          "target": null,
+          "status": "login_failed",
+          "http_status": 401,
+          "reason": "wrong_password",
+          "request_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+          "latency_ms": 61.2,
+          "client_ip": "203.0.113.7",
+          "details": null,
+          "prev_hash": "9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b",
+          "hash": "1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c"
+        }
+      ]
+    }
+  },
+  {
+    "operationId": "getAuditFilterOptions",
+    "method": "GET",
+    "path": "/v1/audit/filter-options",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "user": [
+        "admin",
+        "alice"
+      ],
+      "api_key_name": [
+        "notebook"
+      ],
+      "model_id": [],
+      "model_name": [],
+      "model_type": [],
+      "category": [
+        "admin",
+        "auth"
+      ],
+      "auth_type": [
+        "api_key",
+        "jwt",
+        "none"
+      ],
+      "status": [
+        "login_failed",
+        "success"
+      ],
+      "client_ip": [
+        "127.0.0.1"
+      ],
+      "event_type": [
+        "api_call",
+        "startup"
+      ],
+      "action": [
+        "createUser",
+        "login"
+      ]
+    }
+  },
+  {
+    "operationId": "exportAudit",
+    "method": "GET",
+    "path": "/v1/audit/export",
+    "public": false,
+    "status": 200,
+    "contentType": "text/csv",
+    "example": "id,timestamp,event_type,category,auth_type,user_id,user,api_key_id,api_key_name,api_key_prefix,model_id,model_name,model_type,method,route,endpoint,action,target,status,http_status,reason,request_id,latency_ms,client_ip,details,prev_hash,hash\n"
+  },
+  {
+    "operationId": "verifyAudit",
+    "method": "GET",
+    "path": "/v1/audit/verify",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "ok": false,
+      "checked": 1207,
+      "first_broken_id": 1207,
+      "reason": "record_altered",
+      "head_hash": "1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c"
+    }
   }
 ];

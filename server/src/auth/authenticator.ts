@@ -30,6 +30,12 @@ interface CachedKey {
   owner: UserRecord | null;
 }
 
+/** The credential in a `Bearer` header, or null when there is none or the header is malformed. */
+export function bearerCredential(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  return BEARER.exec(header)?.[1] ?? null;
+}
+
 /** Authenticates requests against the database. */
 export class Authenticator {
   readonly #storage: Storage;

@@ -773,6 +773,289 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/security/rate-limit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the brute-force protection settings
+         * @description Failure limits per client IP and per (IP, credential), with the ban each leads to, and the
+         *     per-account login lockout. Stored in the database and shared by every server process.
+         */
+        get: operations["getSecuritySettings"];
+        /**
+         * Change the brute-force protection settings
+         * @description Any subset of the fields; the rest keep their values. Every value is checked before anything
+         *     is stored: one bad value answers 400 and changes nothing. Applies to the next failure in
+         *     every process.
+         */
+        put: operations["updateSecuritySettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/security/banned-ips": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List banned client IPs
+         * @description Active bans only, with the time left.
+         */
+        get: operations["listBannedIps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/security/unban-ip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lift the ban of one IP
+         * @description Also forgets the IP's failure count. Audited.
+         */
+        post: operations["unbanIp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/security/unban-all-ips": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lift every IP ban */
+        post: operations["unbanAllIps"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/security/banned-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List banned (IP, credential) pairs
+         * @description `key_id` names the credential that failed: `sha256:` and the first 16 hex digits of the
+         *     SHA-256 of the presented text (a failed credential matched no stored key, so it has no other id).
+         */
+        get: operations["listBannedKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/security/unban-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lift the ban of one (IP, credential) pair */
+        post: operations["unbanKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/security/unban-all-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lift every (IP, credential) ban */
+        post: operations["unbanAllKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/security/locked-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List locked accounts
+         * @description Accounts locked after repeated failed logins, with the time left. A locked account answers
+         *     a login exactly like a wrong password.
+         */
+        get: operations["listLockedAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/security/unlock-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unlock one account
+         * @description Lifts the lockout and resets the account's failure count and growing wait.
+         */
+        post: operations["unlockAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/security/unlock-all-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Unlock every locked account */
+        post: operations["unlockAllAccounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the audit trail
+         * @description Records in the time range matching every given filter, newest first, one page at a time.
+         *     Substring filters are case-insensitive; comma-separated filters match any listed value.
+         */
+        get: operations["searchAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/filter-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Distinct values of each filterable field
+         * @description The values present in the time range (at most 500 per field), for building filters.
+         */
+        get: operations["getAuditFilterOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the records of a time range
+         * @description Every record matching the filters (the search filters, without paging), newest first,
+         *     streamed as CSV (`format=csv`, with a header row) or JSON Lines (`format=jsonl`, one record per
+         *     line). In CSV every field is quoted where needed and a field starting with `=`, `+`, `-`, `@`
+         *     or a tab is prefixed with `'` so spreadsheets do not run it as a formula.
+         */
+        get: operations["exportAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the audit hash chain
+         * @description Recomputes every record's hash and its link to the one before, and reports the first broken
+         *     link. Keep `head_hash` somewhere else: a later verification that no longer reaches it shows
+         *     that records were cut off or the chain rewritten.
+         */
+        get: operations["verifyAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -811,7 +1094,7 @@ export type components = {
          * @description A stable, machine-readable error code. The same strings are exported by the SDK.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "malformed_authorization_header" | "credentials_in_query" | "unsupported_media_type" | "payload_too_large" | "request_headers_too_large" | "request_timeout" | "password_too_short" | "password_too_long" | "password_too_common" | "missing_credentials" | "invalid_credentials" | "invalid_token" | "token_expired" | "invalid_api_key" | "api_key_expired" | "api_key_disabled" | "account_disabled" | "invalid_refresh_token" | "permission_denied" | "cannot_grant_unheld_permissions" | "target_holds_unheld_permissions" | "cannot_modify_self" | "current_password_incorrect" | "setup_already_completed" | "not_found" | "user_not_found" | "api_key_not_found" | "username_taken" | "last_admin" | "encryption_key_mismatch" | "api_key_undecryptable" | "model_not_found" | "model_family_not_found" | "model_access_denied" | "model_uid_taken" | "model_family_exists" | "model_family_in_use" | "builtin_model_family" | "model_ability_unsupported" | "system_message_not_first" | "unsupported_model_engine" | "unsafe_path" | "entry_not_found" | "upstream_error" | "upstream_timeout" | "upstream_unreachable" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_request" | "malformed_authorization_header" | "credentials_in_query" | "unsupported_media_type" | "payload_too_large" | "request_headers_too_large" | "request_timeout" | "password_too_short" | "password_too_long" | "password_too_common" | "missing_credentials" | "invalid_credentials" | "invalid_token" | "token_expired" | "invalid_api_key" | "api_key_expired" | "api_key_disabled" | "account_disabled" | "invalid_refresh_token" | "permission_denied" | "cannot_grant_unheld_permissions" | "target_holds_unheld_permissions" | "cannot_modify_self" | "current_password_incorrect" | "setup_already_completed" | "not_found" | "user_not_found" | "api_key_not_found" | "username_taken" | "last_admin" | "encryption_key_mismatch" | "api_key_undecryptable" | "ip_banned" | "key_banned" | "model_not_found" | "model_family_not_found" | "model_access_denied" | "model_uid_taken" | "model_family_exists" | "model_family_in_use" | "builtin_model_family" | "model_ability_unsupported" | "system_message_not_first" | "unsupported_model_engine" | "unsafe_path" | "entry_not_found" | "upstream_error" | "upstream_timeout" | "upstream_unreachable" | "internal_error" | "service_unavailable";
         /**
          * @description Every error. `detail` is read by the reference clients, `error` by OpenAI-style SDKs; both
          *     carry the same human message.
@@ -1261,6 +1544,168 @@ export type components = {
                 message: string;
             }[];
         };
+        /** @description `max_failures` failures within `window_seconds` ban for `ban_seconds`. */
+        RateLimitRule: {
+            max_failures: number;
+            window_seconds: number;
+            ban_seconds: number;
+        };
+        RateLimitRuleUpdate: {
+            max_failures?: number;
+            window_seconds?: number;
+            ban_seconds?: number;
+        };
+        /**
+         * @description Per-account lockout (Keycloak's temporary lockout): every `failures_before_lockout`
+         *     failures lock the account for `wait_increment_seconds` × the number of lockouts so far, at
+         *     most `max_wait_seconds`; `failure_reset_seconds` without a failure start the count over; a
+         *     successful login resets it.
+         */
+        LoginLockoutRule: {
+            failures_before_lockout: number;
+            wait_increment_seconds: number;
+            max_wait_seconds: number;
+            failure_reset_seconds: number;
+        };
+        LoginLockoutRuleUpdate: {
+            failures_before_lockout?: number;
+            wait_increment_seconds?: number;
+            max_wait_seconds?: number;
+            failure_reset_seconds?: number;
+        };
+        /**
+         * @description `ip`: failures (logins, API keys, access tokens) from one client IP; `key`: failures of one
+         *     credential from one IP; `login`: failed logins against one account.
+         */
+        SecuritySettings: {
+            ip: components["schemas"]["RateLimitRule"];
+            key: components["schemas"]["RateLimitRule"];
+            login: components["schemas"]["LoginLockoutRule"];
+        };
+        SecuritySettingsUpdate: {
+            ip?: components["schemas"]["RateLimitRuleUpdate"];
+            key?: components["schemas"]["RateLimitRuleUpdate"];
+            login?: components["schemas"]["LoginLockoutRuleUpdate"];
+        };
+        /** @description An IPv4 or IPv6 address. */
+        IpAddress: string;
+        /** @description `sha256:` and 16 hex digits naming a failed credential. */
+        CredentialId: string;
+        BannedIp: {
+            ip: string;
+            banned_until: components["schemas"]["Timestamp"];
+            remaining_seconds: number;
+        };
+        BannedKey: {
+            ip: string;
+            key_id: string;
+            banned_until: components["schemas"]["Timestamp"];
+            remaining_seconds: number;
+        };
+        LockedAccount: {
+            user_id: string;
+            username: string | null;
+            /** @description Lockouts since the failure count last started over; each one waits longer. */
+            lockouts: number;
+            locked_until: components["schemas"]["Timestamp"];
+            remaining_seconds: number;
+        };
+        UnbanIpRequest: {
+            ip: components["schemas"]["IpAddress"];
+        };
+        UnbanKeyRequest: {
+            ip: components["schemas"]["IpAddress"];
+            key_id: components["schemas"]["CredentialId"];
+        };
+        UnlockAccountRequest: {
+            user_id: components["schemas"]["Id"];
+        };
+        Unbanned: {
+            /** @description How many bans or lockouts were lifted. */
+            unbanned: number;
+        };
+        AuditTime: string;
+        /** @description Any text without control characters; empty means no filter. */
+        AuditSubstring: string;
+        /** @description Comma-separated values without control characters; empty means no filter. */
+        AuditValueList: string;
+        /**
+         * @description One record. Every text field has its control characters spelled out (`\u000d`), so no field
+         *     can contain a line break.
+         */
+        AuditRecord: {
+            /** @description Position in the chain. */
+            id: number;
+            timestamp: components["schemas"]["Timestamp"];
+            /** @description `api_call`, or an event: `startup`, `ip_banned`, `key_banned`, `account_locked`, `ip_unbanned`, `key_unbanned`, `account_unlocked`, `audit_pruned`, or one recorded by an offline tool. */
+            event_type: string;
+            /** @description `inference`, `auth`, `admin`, `security` or `system`. */
+            category: string;
+            /** @description `api_key`, `jwt` or `none` (for failed attempts: what was presented). */
+            auth_type: string;
+            user_id: string | null;
+            /** @description The username (for a failed login, the name tried). */
+            user: string | null;
+            api_key_id: string | null;
+            api_key_name: string | null;
+            api_key_prefix: string | null;
+            model_id: string | null;
+            model_name: string | null;
+            model_type: string | null;
+            method: string | null;
+            /** @description The route template, e.g. `/v1/admin/users/{user_id}`. */
+            route: string | null;
+            /** @description The path called, without its query string. */
+            endpoint: string | null;
+            /** @description The operation id (e.g. `createUser`) or the event's action. */
+            action: string;
+            /** @description What was acted on (a user id, a key id, an IP, a failed credential's id). */
+            target: string | null;
+            /** @description `success`, `error`, `denied`, `login_failed`, `ip_banned`, `key_banned`, `key_expired`, `key_disabled`, `invalid_key`, `invalid_token`, `user_disabled`, `no_credentials`, `account_locked`… */
+            status: string;
+            http_status: number | null;
+            /** @description Why it failed (the error code, or a finer reason such as `wrong_password`). */
+            reason: string | null;
+            /** @description The `X-Request-Id` of the call. */
+            request_id: string | null;
+            latency_ms: number | null;
+            client_ip: string | null;
+            /** @description Event-specific facts (e.g. `banned_until`). */
+            details: {
+                [key: string]: unknown;
+            } | null;
+            prev_hash: string;
+            /** @description SHA-256 over `prev_hash` and the record's canonical encoding. */
+            hash: string;
+        };
+        AuditSearchResult: {
+            hits: components["schemas"]["AuditRecord"][];
+            total: number;
+        };
+        AuditFilterOptions: {
+            user: components["schemas"]["StringList"];
+            api_key_name: components["schemas"]["StringList"];
+            model_id: components["schemas"]["StringList"];
+            model_name: components["schemas"]["StringList"];
+            model_type: components["schemas"]["StringList"];
+            category: components["schemas"]["StringList"];
+            auth_type: components["schemas"]["StringList"];
+            status: components["schemas"]["StringList"];
+            client_ip: components["schemas"]["StringList"];
+            event_type: components["schemas"]["StringList"];
+            action: components["schemas"]["StringList"];
+        };
+        StringList: string[];
+        AuditVerification: {
+            ok: boolean;
+            checked: number;
+            /** @description The first record whose hash or link does not match. */
+            first_broken_id: number | null;
+            /** @enum {string|null} */
+            reason: "record_altered" | "previous_hash_mismatch" | null;
+            /** @description The hash of the newest record checked. */
+            head_hash: string | null;
+        };
     };
     responses: {
         /** @description The access token; the refresh token is in the `svc_session` cookie. */
@@ -1565,6 +2010,49 @@ export type components = {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The settings in force. */
+        SecuritySettings: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "ip": {
+                 *         "max_failures": 10,
+                 *         "window_seconds": 300,
+                 *         "ban_seconds": 3600
+                 *       },
+                 *       "key": {
+                 *         "max_failures": 5,
+                 *         "window_seconds": 300,
+                 *         "ban_seconds": 3600
+                 *       },
+                 *       "login": {
+                 *         "failures_before_lockout": 30,
+                 *         "wait_increment_seconds": 60,
+                 *         "max_wait_seconds": 900,
+                 *         "failure_reset_seconds": 43200
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SecuritySettings"];
+            };
+        };
+        /** @description How many bans or lockouts were lifted. */
+        Unbanned: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "unbanned": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["Unbanned"];
+            };
+        };
     };
     parameters: {
         /** @description The browser session's refresh token, set by `POST /v1/auth/session` (HttpOnly). */
@@ -1581,6 +2069,32 @@ export type components = {
         ModelName: components["schemas"]["ModelName"];
         /** @description The entry to delete (a directory name, never a path). */
         EntryName: string;
+        /** @description Start of the range: `now-<N>m|h|d|w`, `now`, epoch milliseconds or an ISO 8601 time. Default `now-1h`. */
+        AuditTimeFrom: components["schemas"]["AuditTime"];
+        /** @description End of the range (inclusive), in the same forms. Default `now`. */
+        AuditTimeTo: components["schemas"]["AuditTime"];
+        /** @description Username contains this (case-insensitive). */
+        AuditUser: components["schemas"]["AuditSubstring"];
+        /** @description API key name contains this. */
+        AuditApiKeyName: components["schemas"]["AuditSubstring"];
+        /** @description Model id contains this. */
+        AuditModelId: components["schemas"]["AuditSubstring"];
+        /** @description Model name contains this. */
+        AuditModelName: components["schemas"]["AuditSubstring"];
+        /** @description Client IP contains this. */
+        AuditClientIp: components["schemas"]["AuditSubstring"];
+        /** @description Comma-separated model types (any of them). */
+        AuditModelType: components["schemas"]["AuditValueList"];
+        /** @description Comma-separated categories: `inference`, `auth`, `admin`, `security`, `system`. */
+        AuditCategory: components["schemas"]["AuditValueList"];
+        /** @description Comma-separated: `api_key`, `jwt`, `none`. */
+        AuditAuthType: components["schemas"]["AuditValueList"];
+        /** @description Comma-separated statuses (e.g. `success,login_failed`). */
+        AuditStatus: components["schemas"]["AuditValueList"];
+        /** @description Comma-separated event types (e.g. `api_call,ip_banned`). */
+        AuditEventType: components["schemas"]["AuditValueList"];
+        /** @description Comma-separated actions (operation ids such as `login`, or event actions such as `security.ban`). */
+        AuditAction: components["schemas"]["AuditValueList"];
     };
     requestBodies: never;
     headers: {
@@ -3165,6 +3679,512 @@ export interface operations {
                      *     svc_http_requests_total{method="GET",route="/v1/models",status="200"} 1
                      */
                     "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getSecuritySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SecuritySettings"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    updateSecuritySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ip": {
+                 *         "max_failures": 20
+                 *       },
+                 *       "login": {
+                 *         "failures_before_lockout": 10
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SecuritySettingsUpdate"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SecuritySettings"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    listBannedIps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The banned IPs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "ip": "203.0.113.7",
+                     *         "banned_until": "2026-11-21T11:00:00.000Z",
+                     *         "remaining_seconds": 3412
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["BannedIp"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    unbanIp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ip": "203.0.113.7"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UnbanIpRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Unbanned"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    unbanAllIps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Unbanned"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    listBannedKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The banned pairs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "ip": "203.0.113.7",
+                     *         "key_id": "sha256:3f1c9a7be0d24e55",
+                     *         "banned_until": "2026-11-21T11:00:00.000Z",
+                     *         "remaining_seconds": 3412
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["BannedKey"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    unbanKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ip": "203.0.113.7",
+                 *       "key_id": "sha256:3f1c9a7be0d24e55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UnbanKeyRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Unbanned"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    unbanAllKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Unbanned"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    listLockedAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The locked accounts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "user_id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a",
+                     *         "username": "alice",
+                     *         "lockouts": 2,
+                     *         "locked_until": "2026-11-21T10:02:00.000Z",
+                     *         "remaining_seconds": 95
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["LockedAccount"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    unlockAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user_id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UnlockAccountRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Unbanned"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    unlockAllAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Unbanned"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    searchAudit: {
+        parameters: {
+            query?: {
+                /** @description Start of the range: `now-<N>m|h|d|w`, `now`, epoch milliseconds or an ISO 8601 time. Default `now-1h`. */
+                time_from?: components["parameters"]["AuditTimeFrom"];
+                /** @description End of the range (inclusive), in the same forms. Default `now`. */
+                time_to?: components["parameters"]["AuditTimeTo"];
+                /** @description Username contains this (case-insensitive). */
+                user?: components["parameters"]["AuditUser"];
+                /** @description API key name contains this. */
+                api_key_name?: components["parameters"]["AuditApiKeyName"];
+                /** @description Model id contains this. */
+                model_id?: components["parameters"]["AuditModelId"];
+                /** @description Model name contains this. */
+                model_name?: components["parameters"]["AuditModelName"];
+                /** @description Client IP contains this. */
+                client_ip?: components["parameters"]["AuditClientIp"];
+                /** @description Comma-separated model types (any of them). */
+                model_type?: components["parameters"]["AuditModelType"];
+                /** @description Comma-separated categories: `inference`, `auth`, `admin`, `security`, `system`. */
+                category?: components["parameters"]["AuditCategory"];
+                /** @description Comma-separated: `api_key`, `jwt`, `none`. */
+                auth_type?: components["parameters"]["AuditAuthType"];
+                /** @description Comma-separated statuses (e.g. `success,login_failed`). */
+                status?: components["parameters"]["AuditStatus"];
+                /** @description Comma-separated event types (e.g. `api_call,ip_banned`). */
+                event_type?: components["parameters"]["AuditEventType"];
+                /** @description Comma-separated actions (operation ids such as `login`, or event actions such as `security.ban`). */
+                action?: components["parameters"]["AuditAction"];
+                /** @description How many matching records to skip. */
+                page_from?: number;
+                /** @description The page size. */
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of matching records and the number matching in all. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "total": 1,
+                     *       "hits": [
+                     *         {
+                     *           "id": 42,
+                     *           "timestamp": "2026-11-21T10:00:00.123Z",
+                     *           "event_type": "api_call",
+                     *           "category": "auth",
+                     *           "auth_type": "none",
+                     *           "user_id": "0192f7a5-0d3c-7e21-8b1a-2f3e4d5c6b7a",
+                     *           "user": "alice",
+                     *           "api_key_id": null,
+                     *           "api_key_name": null,
+                     *           "api_key_prefix": null,
+                     *           "model_id": null,
+                     *           "model_name": null,
+                     *           "model_type": null,
+                     *           "method": "POST",
+                     *           "route": "/v1/auth/login",
+                     *           "endpoint": "/v1/auth/login",
+                     *           "action": "login",
+                     *           "target": null,
+                     *           "status": "login_failed",
+                     *           "http_status": 401,
+                     *           "reason": "wrong_password",
+                     *           "request_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *           "latency_ms": 61.2,
+                     *           "client_ip": "203.0.113.7",
+                     *           "details": null,
+                     *           "prev_hash": "9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b",
+                     *           "hash": "1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditSearchResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getAuditFilterOptions: {
+        parameters: {
+            query?: {
+                /** @description Start of the range: `now-<N>m|h|d|w`, `now`, epoch milliseconds or an ISO 8601 time. Default `now-1h`. */
+                time_from?: components["parameters"]["AuditTimeFrom"];
+                /** @description End of the range (inclusive), in the same forms. Default `now`. */
+                time_to?: components["parameters"]["AuditTimeTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Distinct values per field, sorted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user": [
+                     *         "admin",
+                     *         "alice"
+                     *       ],
+                     *       "api_key_name": [
+                     *         "notebook"
+                     *       ],
+                     *       "model_id": [],
+                     *       "model_name": [],
+                     *       "model_type": [],
+                     *       "category": [
+                     *         "admin",
+                     *         "auth"
+                     *       ],
+                     *       "auth_type": [
+                     *         "api_key",
+                     *         "jwt",
+                     *         "none"
+                     *       ],
+                     *       "status": [
+                     *         "login_failed",
+                     *         "success"
+                     *       ],
+                     *       "client_ip": [
+                     *         "127.0.0.1"
+                     *       ],
+                     *       "event_type": [
+                     *         "api_call",
+                     *         "startup"
+                     *       ],
+                     *       "action": [
+                     *         "createUser",
+                     *         "login"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditFilterOptions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    exportAudit: {
+        parameters: {
+            query: {
+                /** @description The file format. */
+                format: "csv" | "jsonl";
+                /** @description Start of the range: `now-<N>m|h|d|w`, `now`, epoch milliseconds or an ISO 8601 time. Default `now-1h`. */
+                time_from?: components["parameters"]["AuditTimeFrom"];
+                /** @description End of the range (inclusive), in the same forms. Default `now`. */
+                time_to?: components["parameters"]["AuditTimeTo"];
+                /** @description Username contains this (case-insensitive). */
+                user?: components["parameters"]["AuditUser"];
+                /** @description API key name contains this. */
+                api_key_name?: components["parameters"]["AuditApiKeyName"];
+                /** @description Model id contains this. */
+                model_id?: components["parameters"]["AuditModelId"];
+                /** @description Model name contains this. */
+                model_name?: components["parameters"]["AuditModelName"];
+                /** @description Client IP contains this. */
+                client_ip?: components["parameters"]["AuditClientIp"];
+                /** @description Comma-separated model types (any of them). */
+                model_type?: components["parameters"]["AuditModelType"];
+                /** @description Comma-separated categories: `inference`, `auth`, `admin`, `security`, `system`. */
+                category?: components["parameters"]["AuditCategory"];
+                /** @description Comma-separated: `api_key`, `jwt`, `none`. */
+                auth_type?: components["parameters"]["AuditAuthType"];
+                /** @description Comma-separated statuses (e.g. `success,login_failed`). */
+                status?: components["parameters"]["AuditStatus"];
+                /** @description Comma-separated event types (e.g. `api_call,ip_banned`). */
+                event_type?: components["parameters"]["AuditEventType"];
+                /** @description Comma-separated actions (operation ids such as `login`, or event actions such as `security.ban`). */
+                action?: components["parameters"]["AuditAction"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records, streamed. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="svc-audit-<time>.csv"` (or `.jsonl`). */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example id,timestamp,event_type,category,auth_type,user_id,user,api_key_id,api_key_name,api_key_prefix,model_id,model_name,model_type,method,route,endpoint,action,target,status,http_status,reason,request_id,latency_ms,client_ip,details,prev_hash,hash */
+                    "text/csv": string;
+                    /** @example {"id":42,"timestamp":"2026-11-21T10:00:00.123Z","event_type":"api_call","status":"success"} */
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    verifyAudit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verification. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "checked": 1207,
+                     *       "first_broken_id": 1207,
+                     *       "reason": "record_altered",
+                     *       "head_hash": "1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditVerification"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -27,7 +27,11 @@ interface FrameworkError {
 
 /** Builds the response for `error`; logs what the caller must not see. */
 export function toErrorResponse(error: unknown, log: FastifyBaseLogger): ErrorResponse {
-  if (error instanceof ApiError) return respond(error.code, error.message, error.param);
+  if (error instanceof ApiError) {
+    const response = respond(error.code, error.message, error.param);
+    if (error.headers !== undefined) Object.assign(response.headers, error.headers);
+    return response;
+  }
   const framework = (error ?? {}) as FrameworkError;
   if (Array.isArray(framework.validation)) {
     const first = framework.validation[0];

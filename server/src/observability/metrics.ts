@@ -3,13 +3,15 @@
  * route template and status; authentication and authorisation failures by reason; bans. Served by
  * `GET /metrics` (`monitor:view`). Counts are per process.
  *
- * The brute-force protection reports its bans through {@link ServerMetrics.recordBan},
- * {@link ServerMetrics.recordUnban} and {@link ServerMetrics.setActiveBans}.
+ * The brute-force protection reports bans and unbans through {@link ServerMetrics.recordBan} and
+ * {@link ServerMetrics.recordUnban} (per process); the bans in force are read from the shared
+ * database at each scrape, so every process reports the same number.
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 
-/** What is banned. */
-export type BanKind = 'ip' | 'key';
+/** What is banned (an account is locked). */
+export type BanKind = 'ip' | 'key' | 'account';
+const banKinds: readonly BanKind[] = ['ip', 'key', 'account'];
 
 /** The metrics of one server. */
 export class ServerMetrics {
@@ -20,8 +22,11 @@ export class ServerMetrics {
   readonly #unbans: Counter<'kind'>;
   readonly #activeBans: Gauge<'kind'>;
 
-  /** @param options.processMetrics - also collect the process's own metrics (CPU, memory, event loop). @default true */
-  constructor(options: { processMetrics?: boolean } = {}) {
+  /**
+   * @param options.processMetrics - also collect the process's own metrics (CPU, memory, event loop). @default true
+   * @param options.countActiveBans - how many bans of a kind are in force now, read at each scrape.
+   */
+  constructor(options: { processMetrics?: boolean; countActiveBans?: (kind: BanKind) => number } = {}) {
     const registers = [this.registry];
     this.#requests = new Counter({ name: 'svc_http_requests_total', help: 'HTTP requests answered, by method, route template and status.', labelNames: ['method', 'route', 'status'], registers });
     this.#authFailures = new Counter({
@@ -30,10 +35,20 @@ export class ServerMetrics {
       labelNames: ['reason'],
       registers,
     });
-    this.#bans = new Counter({ name: 'svc_bans_total', help: 'Bans imposed by the brute-force protection, by kind (ip or key).', labelNames: ['kind'], registers });
-    this.#unbans = new Counter({ name: 'svc_unbans_total', help: 'Bans lifted by an administrator, by kind.', labelNames: ['kind'], registers });
-    this.#activeBans = new Gauge({ name: 'svc_active_bans', help: 'Bans in force, by kind, as last reported.', labelNames: ['kind'], registers });
-    for (const kind of ['ip', 'key'] as const) {
+    this.#bans = new Counter({ name: 'svc_bans_total', help: 'Bans and account lockouts imposed by the brute-force protection in this process, by kind (ip, key or account).', labelNames: ['kind'], registers });
+    this.#unbans = new Counter({ name: 'svc_unbans_total', help: 'Bans and lockouts lifted by an administrator in this process, by kind.', labelNames: ['kind'], registers });
+    const countActiveBans = options.countActiveBans;
+    this.#activeBans = new Gauge({
+      name: 'svc_active_bans',
+      help: 'Bans and account lockouts in force now (shared by every process), by kind.',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        if (countActiveBans === undefined) return;
+        for (const kind of banKinds) this.set({ kind }, countActiveBans(kind));
+      },
+    });
+    for (const kind of banKinds) {
       this.#bans.inc({ kind }, 0);
       this.#unbans.inc({ kind }, 0);
       this.#activeBans.set({ kind }, 0);
@@ -51,19 +66,14 @@ export class ServerMetrics {
     this.#authFailures.inc({ reason });
   }
 
-  /** Called by the brute-force protection each time it bans an IP or a key. */
+  /** Called by the brute-force protection each time it bans an IP or a key, or locks an account. */
   recordBan(kind: BanKind): void {
     this.#bans.inc({ kind });
   }
 
-  /** Called when an administrator lifts `count` bans of a kind. */
+  /** Called when an administrator lifts `count` bans (or unlocks accounts) of a kind. */
   recordUnban(kind: BanKind, count = 1): void {
     this.#unbans.inc({ kind }, count);
-  }
-
-  /** Sets how many bans of a kind are in force now. */
-  setActiveBans(kind: BanKind, count: number): void {
-    this.#activeBans.set({ kind }, count);
   }
 
   /** The Content-Type of {@link ServerMetrics.render}. */

@@ -1,12 +1,16 @@
 /**
  * Login (and its `/token` alias), refresh, logout and the caller's own account.
  */
+import type { FastifyRequest } from 'fastify';
 import { allPermissions, sortedPermissions } from '../auth/permissions.js';
+import type { LoginAttempt } from '../services/session-service.js';
 import type { Handlers } from '../contract/handlers.js';
 import { ApiError } from '../errors.js';
 import { clearedSessionCookie, readSessionCookie, sessionCookie } from '../http/session-cookie.js';
 import { isoTime } from '../services/presenters.js';
 import type { Services } from '../services/services.js';
+
+const loginAttempt = (request: FastifyRequest): LoginAttempt => ({ clientIp: request.audit.clientIp, audit: request.audit });
 
 export function authHandlers(
   services: Services,
@@ -15,15 +19,15 @@ export function authHandlers(
   'login' | 'loginLegacy' | 'refreshTokens' | 'logout' | 'startBrowserSession' | 'refreshBrowserSession' | 'endBrowserSession' | 'getMe' | 'changeOwnPassword'
 > {
   return {
-    login: async ({ body }) => ({ status: 200, body: await services.sessions.login(body.username, body.password) }),
-    loginLegacy: async ({ body }) => ({ status: 200, body: await services.sessions.login(body.username, body.password) }),
+    login: async ({ body, request }) => ({ status: 200, body: await services.sessions.login(body.username, body.password, loginAttempt(request)) }),
+    loginLegacy: async ({ body, request }) => ({ status: 200, body: await services.sessions.login(body.username, body.password, loginAttempt(request)) }),
     refreshTokens: async ({ body }) => ({ status: 200, body: await services.sessions.refresh(body.refresh_token) }),
     logout: ({ body }) => {
       services.sessions.logout(body.refresh_token);
       return { status: 200, body: { ok: true } };
     },
     startBrowserSession: async ({ body, request }) => {
-      const { refresh_token: refreshToken, ...session } = await services.sessions.login(body.username, body.password);
+      const { refresh_token: refreshToken, ...session } = await services.sessions.login(body.username, body.password, loginAttempt(request));
       return { status: 200, body: session, headers: { 'set-cookie': sessionCookie(request, refreshToken, session.refresh_expires_in) } };
     },
     refreshBrowserSession: async ({ request, reply }) => {

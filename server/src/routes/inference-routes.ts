@@ -6,13 +6,24 @@ import type { FastifyReply } from 'fastify';
 import type { Handlers, RawReply } from '../contract/handlers.js';
 import type { InferenceAnswer } from '../models/inference-service.js';
 import type { Services } from '../services/services.js';
+import { noteModel } from './model-audit.js';
 
 export function inferenceHandlers(services: Services): Pick<Handlers, 'createChatCompletion' | 'createCompletion' | 'createEmbedding'> {
   const { inference } = services;
+  const models = services.storage.models;
   return {
-    createChatCompletion: async ({ body, principal, reply }) => answer(await inference.chat(principal, body, callerGone(reply))),
-    createCompletion: async ({ body, principal, reply }) => answer(await inference.complete(principal, body, callerGone(reply))),
-    createEmbedding: async ({ body, principal, reply }) => answer(await inference.embed(principal, body, callerGone(reply))),
+    createChatCompletion: async ({ body, principal, request, reply }) => {
+      noteModel(request, models, body.model);
+      return answer(await inference.chat(principal, body, callerGone(reply)));
+    },
+    createCompletion: async ({ body, principal, request, reply }) => {
+      noteModel(request, models, body.model);
+      return answer(await inference.complete(principal, body, callerGone(reply)));
+    },
+    createEmbedding: async ({ body, principal, request, reply }) => {
+      noteModel(request, models, body.model);
+      return answer(await inference.embed(principal, body, callerGone(reply)));
+    },
   };
 }
 

@@ -1,6 +1,8 @@
 /**
  * The services a request handler may use, built once per server.
  */
+import type { AuditTrail } from '../audit/audit-trail.js';
+import type { BruteForceService } from '../brute-force/brute-force-service.js';
 import type { ServerConfig } from '../config.js';
 import type { FamilyDefinitionParser } from '../models/family-definition.js';
 import type { InferenceService } from '../models/inference-service.js';
@@ -31,4 +33,7 @@ export interface Services {
   logSink: LogSink;
   /** Prometheus metrics; the brute-force protection reports bans here. */
   metrics: ServerMetrics;
+  bruteForce: BruteForceService;
+  /** The audit trail, or null when built without one (benchmarks only). */
+  audit: AuditTrail | null;
 }

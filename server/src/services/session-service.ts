@@ -3,6 +3,8 @@
  * one's own password. A session ("family") has an absolute lifetime that rotation never extends.
  */
 import { randomUUID } from 'node:crypto';
+import type { AuditContext } from '../audit/request-audit.js';
+import type { BruteForceService } from '../brute-force/brute-force-service.js';
 import type { ServerConfig } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { AccessTokens } from '../crypto/access-tokens.js';
@@ -16,6 +18,12 @@ import type { UserRecord } from '../storage/users-repository.js';
 /** The `TokenPair` shape. */
 export type TokenPair = components['schemas']['TokenPair'];
 
+/** Where a login attempt comes from, and where its audit facts go. */
+export interface LoginAttempt {
+  clientIp: string;
+  audit?: AuditContext;
+}
+
 const invalidCredentials = () => new ApiError('invalid_credentials', 'Incorrect username or password');
 const invalidRefreshToken = () => new ApiError('invalid_refresh_token', 'Invalid or expired refresh token; log in again');
 
@@ -24,23 +32,38 @@ export class SessionService {
   readonly #storage: Storage;
   readonly #tokens: AccessTokens;
   readonly #config: ServerConfig;
+  readonly #bruteForce: BruteForceService;
 
-  constructor(storage: Storage, tokens: AccessTokens, config: ServerConfig) {
+  constructor(storage: Storage, tokens: AccessTokens, config: ServerConfig, bruteForce: BruteForceService) {
     this.#storage = storage;
     this.#tokens = tokens;
     this.#config = config;
+    this.#bruteForce = bruteForce;
   }
 
   /**
-   * Checks a username and password and starts a session. Unknown users, wrong passwords and
-   * disabled accounts fail alike, after the same hashing work.
+   * Checks a username and password and starts a session. Unknown users, wrong passwords, disabled
+   * and locked accounts fail alike (same status and message), after the same hashing work and the
+   * same one counter write. Failures count against the client IP and, for an existing unlocked
+   * account, against the account; a success resets the account's count.
    */
-  async login(username: string, password: string): Promise<TokenPair> {
+  async login(username: string, password: string, attempt: LoginAttempt): Promise<TokenPair> {
     const user = this.#storage.users.findByUsername(username);
+    const lockedUntil = user === null ? null : this.#bruteForce.accountLockedUntil(user.id);
     const passwordMatches = await verifyPassword(user?.passwordHash ?? null, password);
-    // Brute-force counting (per account and per client IP) belongs exactly here: before this
-    // decision for a ban, after it for a failure or a success.
-    if (user === null || !passwordMatches || !user.enabled) throw invalidCredentials();
+    if (attempt.audit !== undefined) {
+      attempt.audit.username = user?.username ?? username;
+      attempt.audit.userId = user?.id ?? null;
+    }
+    const reason =
+      user === null ? 'unknown_user' : lockedUntil !== null ? 'account_locked' : !passwordMatches ? 'wrong_password' : !user.enabled ? 'account_disabled' : null;
+    if (reason !== null) {
+      if (attempt.audit !== undefined) attempt.audit.reason = reason;
+      this.#bruteForce.recordLoginFailure(attempt.clientIp, reason === 'wrong_password' ? (user?.id ?? null) : null);
+      throw invalidCredentials();
+    }
+    if (user === null) throw invalidCredentials();
+    this.#bruteForce.recordLoginSuccess(user.id);
     const now = Date.now();
     const refresh = this.#storage.transaction(() => {
       this.#storage.sessions.pruneExpired(now);

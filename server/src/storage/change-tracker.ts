@@ -42,9 +42,10 @@ export class ChangeTracker {
   epoch(): number {
     const now = this.#clock();
     if (this.#readingTakenAt !== null && now - this.#readingTakenAt <= MAX_READING_AGE_MS) return this.#epoch;
+    // Read first: a reading that failed (the database cannot be used) must not be reused as fresh.
+    const dataVersion = this.#readDataVersion();
     if (this.#readingTakenAt === null) setImmediate(this.#endTurn);
     this.#readingTakenAt = now;
-    const dataVersion = this.#readDataVersion();
     if (dataVersion !== this.#dataVersion) {
       this.#dataVersion = dataVersion;
       this.#epoch += 1;

@@ -5,7 +5,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { migrations } from './migrations/index.js';
+import { latestVersion, pendingMigrations } from './migrations/index.js';
 
 /** A better-sqlite3 connection. */
 export type Database = BetterSqlite3.Database;
@@ -96,16 +96,16 @@ export function openDatabaseReadOnly(path: string): Database | null {
 }
 
 /** The schema version the code expects (the number of the last migration). */
-export const schemaVersion = migrations.length;
+export const schemaVersion = latestVersion();
 
 function migrate(db: Database): void {
   const apply = db.transaction(() => {
     const current = db.pragma('user_version', { simple: true }) as number;
-    if (current > migrations.length) {
-      throw new Error(`the database schema (version ${current}) is newer than this server (version ${migrations.length}); upgrade svc`);
+    if (current > schemaVersion) {
+      throw new Error(`the database schema (version ${current}) is newer than this server (version ${schemaVersion}); upgrade svc`);
     }
-    for (const migration of migrations.slice(current)) db.exec(migration.sql);
-    if (current !== migrations.length) db.pragma(`user_version = ${migrations.length}`);
+    for (const migration of pendingMigrations(current)) db.exec(migration.sql);
+    if (current !== schemaVersion) db.pragma(`user_version = ${schemaVersion}`);
   });
   apply.immediate();
 }

@@ -3,6 +3,8 @@
  * over it, with {@link Storage.transaction} for changes that must check and write atomically.
  */
 import { ApiKeysRepository } from './api-keys-repository.js';
+import { AuditRepository } from './audit-repository.js';
+import { BruteForceRepository } from './brute-force-repository.js';
 import { ChangeTracker } from './change-tracker.js';
 import { openDatabase, openDatabaseReadOnly, type Database } from './database.js';
 import { ModelFamiliesRepository } from './model-families-repository.js';
@@ -19,6 +21,8 @@ export class Storage {
   readonly sessions: RefreshSessionsRepository;
   readonly models: ModelsRepository;
   readonly modelFamilies: ModelFamiliesRepository;
+  readonly bruteForce: BruteForceRepository;
+  readonly audit: AuditRepository;
 
   constructor(db: Database) {
     this.db = db;
@@ -28,6 +32,8 @@ export class Storage {
     this.sessions = new RefreshSessionsRepository(db);
     this.models = new ModelsRepository(db, this.tracker);
     this.modelFamilies = new ModelFamiliesRepository(db);
+    this.bruteForce = new BruteForceRepository(db, this.tracker);
+    this.audit = new AuditRepository(db);
   }
 
   /** Opens the database at `path` (migrating it) and wraps it. */

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { databasePathOf, seedSecuritySettings, type TestSecuritySettings } from './security-settings.js';
 
 /** The compiled `svc-local` entry point. */
 export const svcLocalPath = fileURLToPath(new URL('../bin/svc-local.js', import.meta.url));
@@ -23,8 +24,17 @@ export interface ServerProcess {
 /**
  * Starts `svc-local --port 0` with `env` (which must set SVC_HOME or the SVC_AUTH_* paths) and waits
  * until it prints its address.
+ *
+ * @param options.securitySettings - brute-force settings stored first in a fresh database: by
+ *   default limits no test reaches; `'production'` keeps the real defaults.
  */
-export function startServerProcess(env: Record<string, string>, args: readonly string[] = []): Promise<ServerProcess> {
+export function startServerProcess(
+  env: Record<string, string>,
+  args: readonly string[] = [],
+  options: { securitySettings?: TestSecuritySettings } = {},
+): Promise<ServerProcess> {
+  const databasePath = databasePathOf(env);
+  if (databasePath !== null) seedSecuritySettings(databasePath, options.securitySettings);
   const child = spawn(process.execPath, [svcLocalPath, '--port', '0', '--log-level', 'error', ...args], {
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
 import { loadConfig, type ServerConfig } from '../config.js';
 import { ResponseValidator } from '../contract/response-validator.js';
+import { seedSecuritySettings, type TestSecuritySettings } from './security-settings.js';
 
 /** A response as the test client sees it. */
 export interface TestResponse<Body = any> {
@@ -81,13 +82,17 @@ export function contractClient(baseUrl: string): ContractClient {
  * @param options.env - extra environment for {@link loadConfig} (SVC_HOME is set to the temp home).
  * @param options.config - fields that override the loaded configuration.
  * @param options.home - reuse this home instead of a fresh one (it is then not deleted on close).
+ * @param options.securitySettings - brute-force settings stored in a fresh database: by default
+ *   limits no test reaches (`testSecuritySettings`); `'production'` keeps the real defaults.
+ * @param options.withoutAudit - build without the audit trail (benchmarks).
  */
 export async function startTestServer(
-  options: { env?: Record<string, string>; config?: Partial<ServerConfig>; home?: string } = {},
+  options: { env?: Record<string, string>; config?: Partial<ServerConfig>; home?: string; securitySettings?: TestSecuritySettings; withoutAudit?: boolean } = {},
 ): Promise<TestServer> {
   const home = options.home ?? (await mkdtemp(join(tmpdir(), 'svc-test-')));
   const config: ServerConfig = { ...loadConfig({ SVC_HOME: home, ...options.env }), ...options.config };
-  const app = await buildApp(config);
+  seedSecuritySettings(config.databasePath, options.securitySettings);
+  const app = await buildApp(config, { withoutAuditForBenchmark: options.withoutAudit === true });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   const client = contractClient(address);
   return {

@@ -6,6 +6,7 @@
 import type { Migration } from './index.js';
 
 export const initialSchema: Migration = {
+  version: 1,
   name: '001-initial-schema',
   sql: `
 CREATE TABLE users (

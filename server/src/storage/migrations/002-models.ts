@@ -6,6 +6,7 @@
 import type { Migration } from './index.js';
 
 export const modelsSchema: Migration = {
+  version: 2,
   name: '002-models',
   sql: `
 CREATE TABLE model_families (

@@ -1,15 +1,36 @@
 /**
- * The numbered schema migrations, applied in order. Never edit a released migration: add the next
- * number. `PRAGMA user_version` records how many have been applied.
+ * The numbered schema migrations, applied in order of their numbers. Never edit a released
+ * migration: add the next number. `PRAGMA user_version` records the number of the last one applied.
+ *
+ * Numbers may have gaps (branches add migrations in parallel and are merged later): the runner applies
+ * every migration whose number is above the database's `user_version`, in ascending order, and then
+ * sets `user_version` to the highest number it knows.
  */
 import { initialSchema } from './001-initial-schema.js';
 import { modelsSchema } from './002-models.js';
+import { bruteForceAndAudit } from './003-brute-force-and-audit.js';
 
 /** One schema step. */
 export interface Migration {
+  /** The migration's number: the `NNN` of its file name `NNN-name.ts`. */
+  version: number;
   name: string;
   sql: string;
 }
 
-/** Every migration, oldest first; the database's `user_version` is the count applied. */
-export const migrations: readonly Migration[] = [initialSchema, modelsSchema];
+/** Every migration, in ascending order of `version`. */
+export const migrations: readonly Migration[] = [initialSchema, modelsSchema, bruteForceAndAudit];
+
+/** The migrations that a database at `currentVersion` still needs, in order. */
+export function pendingMigrations(currentVersion: number, all: readonly Migration[] = migrations): Migration[] {
+  const sorted = [...all].sort((a, b) => a.version - b.version);
+  for (let index = 1; index < sorted.length; index += 1) {
+    if (sorted[index]?.version === sorted[index - 1]?.version) throw new Error(`two migrations share number ${sorted[index]?.version}`);
+  }
+  return sorted.filter((migration) => migration.version > currentVersion);
+}
+
+/** The schema version the code expects: the highest migration number. */
+export function latestVersion(all: readonly Migration[] = migrations): number {
+  return all.reduce((highest, migration) => Math.max(highest, migration.version), 0);
+}

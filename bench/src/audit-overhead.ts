@@ -1,0 +1,87 @@
+/**
+ * The cost of the audit trail: GET /v1/auth/me with an API key against two processes built from the
+ * same code, one with the audit trail (every call recorded) and one without, measured in one run.
+ * Rounds alternate so drift on a shared machine hits both alike; each keeps its best round.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { contractClient, createKey, seedSecuritySettings, setupAdmin } from '@svc/server/testing';
+import { measure, type LoadResult } from './load.js';
+
+const entry = fileURLToPath(new URL('./bench-server.js', import.meta.url));
+
+interface BenchServer {
+  baseUrl: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+function startBenchServer(home: string, withoutAudit: boolean): Promise<BenchServer> {
+  seedSecuritySettings(join(home, 'auth', 'auth.db'));
+  const child = spawn(process.execPath, [entry, ...(withoutAudit ? ['--without-audit'] : [])], {
+    env: { PATH: process.env['PATH'] ?? '', SVC_HOME: home },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /svc listening on (http:\/\/\S+)/.exec(output);
+      if (match !== null) {
+        resolve({
+          baseUrl: match[1] as string,
+          pid: child.pid as number,
+          stop: async () => {
+            child.kill('SIGTERM');
+            await exited;
+          },
+        });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+}
+
+/** What the benchmark returns. */
+export interface AuditOverheadReport {
+  auditOn: LoadResult;
+  auditOff: LoadResult;
+  /** Audit records written by the audited server during the run. */
+  recorded: number;
+}
+
+/** Runs `rounds` alternating rounds of `seconds` per scenario. */
+export async function benchmarkAuditOverhead(options: { seconds: number; rounds: number }): Promise<AuditOverheadReport> {
+  const homes = [await mkdtemp(join(tmpdir(), 'svc-bench-audit-')), await mkdtemp(join(tmpdir(), 'svc-bench-audit-'))];
+  const servers = [await startBenchServer(homes[0] as string, false), await startBenchServer(homes[1] as string, true)];
+  try {
+    const scenarios: { name: 'auditOn' | 'auditOff'; server: BenchServer; headers: Record<string, string> }[] = [];
+    for (const [index, server] of servers.entries()) {
+      const client = contractClient(server.baseUrl);
+      const admin = await setupAdmin(client);
+      const key = await createKey(client, admin.accessToken, { name: 'bench' });
+      scenarios.push({ name: index === 0 ? 'auditOn' : 'auditOff', server, headers: { authorization: `Bearer ${key.key}` } });
+    }
+    const best = new Map<string, LoadResult>();
+    for (const scenario of scenarios) await measure(`${scenario.server.baseUrl}/v1/auth/me`, scenario.headers, scenario.server.pid, 2);
+    for (let round = 0; round < options.rounds; round += 1) {
+      for (const scenario of round % 2 === 0 ? scenarios : [...scenarios].reverse()) {
+        const result = await measure(`${scenario.server.baseUrl}/v1/auth/me`, scenario.headers, scenario.server.pid, options.seconds);
+        if (result.non2xx > 0 || result.errors > 0) throw new Error(`${scenario.name}: ${result.non2xx} non-2xx and ${result.errors} errors; the benchmark is invalid`);
+        const previous = best.get(scenario.name);
+        if (previous === undefined || result.requestsPerSecond > previous.requestsPerSecond) best.set(scenario.name, result);
+      }
+    }
+    const audited = scenarios[0] as (typeof scenarios)[number];
+    const adminToken = audited.headers['authorization']?.slice('Bearer '.length) ?? '';
+    const count = await contractClient(audited.server.baseUrl).request('GET', '/v1/audit/search?time_from=now-1d&action=getMe&size=1', { token: adminToken });
+    return { auditOn: best.get('auditOn') as LoadResult, auditOff: best.get('auditOff') as LoadResult, recorded: count.body.total as number };
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+    await Promise.all(homes.map((home) => rm(home, { recursive: true, force: true })));
+  }
+}

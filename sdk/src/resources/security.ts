@@ -1,0 +1,76 @@
+/**
+ * Brute-force protection (`admin`): settings, bans of client IPs and of (IP, credential) pairs,
+ * and locked accounts.
+ */
+import type { BannedIp, BannedKey, LockedAccount, SecuritySettings, SecuritySettingsUpdate } from '../types.js';
+import type { Api } from './api.js';
+import { unwrap } from './unwrap.js';
+
+/** `client.security`. */
+export class SecurityResource {
+  readonly #api: Api;
+  constructor(api: Api) {
+    this.#api = api;
+  }
+
+  /** `GET /v1/admin/security/rate-limit`: the settings in force. */
+  getSettings(): Promise<SecuritySettings> {
+    return unwrap(this.#api.GET('/v1/admin/security/rate-limit'));
+  }
+
+  /**
+   * `PUT /v1/admin/security/rate-limit`: changes any subset of the settings. An invalid value
+   * throws `BadRequestError` and changes nothing.
+   *
+   * @example
+   * await client.security.updateSettings({ login: { failures_before_lockout: 10 } });
+   */
+  updateSettings(update: SecuritySettingsUpdate): Promise<SecuritySettings> {
+    return unwrap(this.#api.PUT('/v1/admin/security/rate-limit', { body: update }));
+  }
+
+  /** `GET /v1/admin/security/banned-ips`: active IP bans with the time left. */
+  listBannedIps(): Promise<BannedIp[]> {
+    return unwrap(this.#api.GET('/v1/admin/security/banned-ips'));
+  }
+
+  /** `POST /v1/admin/security/unban-ip`: resolves to how many bans were lifted (0 or 1). */
+  async unbanIp(ip: string): Promise<number> {
+    return (await unwrap(this.#api.POST('/v1/admin/security/unban-ip', { body: { ip } }))).unbanned;
+  }
+
+  /** `POST /v1/admin/security/unban-all-ips`: resolves to how many bans were lifted. */
+  async unbanAllIps(): Promise<number> {
+    return (await unwrap(this.#api.POST('/v1/admin/security/unban-all-ips'))).unbanned;
+  }
+
+  /** `GET /v1/admin/security/banned-keys`: active (IP, credential) bans. */
+  listBannedKeys(): Promise<BannedKey[]> {
+    return unwrap(this.#api.GET('/v1/admin/security/banned-keys'));
+  }
+
+  /** `POST /v1/admin/security/unban-key`: `keyId` as listed (`sha256:…`). */
+  async unbanKey(ip: string, keyId: string): Promise<number> {
+    return (await unwrap(this.#api.POST('/v1/admin/security/unban-key', { body: { ip, key_id: keyId } }))).unbanned;
+  }
+
+  /** `POST /v1/admin/security/unban-all-keys`. */
+  async unbanAllKeys(): Promise<number> {
+    return (await unwrap(this.#api.POST('/v1/admin/security/unban-all-keys'))).unbanned;
+  }
+
+  /** `GET /v1/admin/security/locked-accounts`: accounts locked after failed logins. */
+  listLockedAccounts(): Promise<LockedAccount[]> {
+    return unwrap(this.#api.GET('/v1/admin/security/locked-accounts'));
+  }
+
+  /** `POST /v1/admin/security/unlock-account`: also resets the account's growing wait. */
+  async unlockAccount(userId: string): Promise<number> {
+    return (await unwrap(this.#api.POST('/v1/admin/security/unlock-account', { body: { user_id: userId } }))).unbanned;
+  }
+
+  /** `POST /v1/admin/security/unlock-all-accounts`. */
+  async unlockAllAccounts(): Promise<number> {
+    return (await unwrap(this.#api.POST('/v1/admin/security/unlock-all-accounts'))).unbanned;
+  }
+}

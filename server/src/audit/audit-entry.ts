@@ -1,0 +1,84 @@
+/**
+ * One audit record as stored, its canonical encoding and its chained hash.
+ *
+ * Every text field is cleaned before it is stored: control characters (CR, LF, TAB, NUL, DEL, …) are
+ * replaced by their visible `\uXXXX` spelling and overlong values are cut, so a username such as
+ * `"eve\r\n2026-… login success admin"` stays one field of one record in the database, in every
+ * export format and in any log line built from it (R38).
+ */
+import { hash } from 'node:crypto';
+
+/** The fields of a record before it is chained. */
+export interface AuditEntry {
+  timestamp: number;
+  event_type: string;
+  category: string;
+  auth_type: string;
+  user_id: string | null;
+  username: string | null;
+  api_key_id: string | null;
+  api_key_name: string | null;
+  api_key_prefix: string | null;
+  model_id: string | null;
+  model_name: string | null;
+  model_type: string | null;
+  method: string | null;
+  route: string | null;
+  endpoint: string | null;
+  action: string;
+  target: string | null;
+  status: string;
+  http_status: number | null;
+  reason: string | null;
+  request_id: string | null;
+  latency_ms: number | null;
+  client_ip: string | null;
+  /** Event-specific facts as JSON text (e.g. when a ban ends), or null. */
+  details: string | null;
+}
+
+/** A stored record: the entry, its id and its place in the chain. */
+export interface StoredAuditEntry extends AuditEntry {
+  id: number;
+  prev_hash: string;
+  hash: string;
+}
+
+/** The fields of {@link AuditEntry} in canonical order (the hash covers them in this order). */
+export const auditFields = [
+  'timestamp', 'event_type', 'category', 'auth_type', 'user_id', 'username', 'api_key_id', 'api_key_name', 'api_key_prefix',
+  'model_id', 'model_name', 'model_type', 'method', 'route', 'endpoint', 'action', 'target', 'status', 'http_status', 'reason',
+  'request_id', 'latency_ms', 'client_ip', 'details',
+] as const satisfies readonly (keyof AuditEntry)[];
+
+/** The `prev_hash` of the very first record. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+const MAX_FIELD_LENGTH = 1024;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+// eslint-disable-next-line no-control-regex
+const HAS_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** `value` made safe to store: control characters spelled out visibly, at most 1024 characters. */
+export function cleanText(value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  if (value.length <= MAX_FIELD_LENGTH && !HAS_CONTROL.test(value)) return value;
+  const cleaned = value.replace(CONTROL, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return cleaned.length > MAX_FIELD_LENGTH ? `${cleaned.slice(0, MAX_FIELD_LENGTH)}…` : cleaned;
+}
+
+/** The canonical encoding of an entry: a JSON array of its fields in {@link auditFields} order. */
+export function canonicalEncoding(entry: AuditEntry): string {
+  return JSON.stringify(auditFields.map((field) => entry[field] ?? null));
+}
+
+/** The hash of a record: SHA-256 over the previous record's hash and the record's canonical encoding. */
+export function chainHash(previousHash: string, entry: AuditEntry): string {
+  return hashEncoded(previousHash, canonicalEncoding(entry));
+}
+
+/** {@link chainHash} of a record given in its canonical encoding. */
+export function hashEncoded(previousHash: string, encoding: string): string {
+  return hash('sha256', `${previousHash}\n${encoding}`, 'hex');
+}

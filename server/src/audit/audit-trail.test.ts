@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { Storage } from '../storage/storage.js';
+import { AuditTrail, eventEntry } from './audit-trail.js';
+import { verifyAuditChainSync } from './verify-chain.js';
+
+const DAY = 86_400_000;
+
+async function withStorage(work: (storage: Storage) => void | Promise<void>): Promise<void> {
+  const home = await mkdtemp(join(tmpdir(), 'svc-audit-trail-'));
+  const storage = Storage.open(join(home, 'auth.db'));
+  try {
+    await work(storage);
+  } finally {
+    storage.close();
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+describe('AuditTrail', () => {
+  it('queues records without writing and writes them in one batch on flush or close (in this thread)', async () => {
+    await withStorage(async (storage) => {
+      const trail = new AuditTrail(storage.audit, 90);
+      for (let i = 0; i < 10; i += 1) trail.recordEvent({ event_type: 'test', action: `a${i}`, status: 'success' });
+      assert.equal(storage.audit.count(), 0, 'nothing written on the request path');
+      await trail.flush();
+      assert.equal(storage.audit.count(), 10);
+      trail.recordEvent({ event_type: 'test', action: 'last', status: 'success' });
+      await trail.close();
+      assert.equal(storage.audit.count(), 11, 'close writes what is queued');
+      assert.equal(verifyAuditChainSync(storage.audit).ok, true);
+    });
+  });
+
+  it('prunes records past the retention period, keeps an anchor so the rest still verifies, and records the pruning', async () => {
+    await withStorage(async (storage) => {
+      const now = Date.now();
+      const old = Array.from({ length: 30 }, (_, i) => eventEntry({ event_type: 'old', action: 'x', status: 'success' }, now - 100 * DAY + i));
+      const young = Array.from({ length: 5 }, (_, i) => eventEntry({ event_type: 'young', action: 'x', status: 'success' }, now - DAY + i));
+      storage.audit.append(old);
+      storage.audit.append(young);
+      const trail = new AuditTrail(storage.audit, 90);
+      assert.equal(trail.prune(now), 30);
+      await trail.close();
+      assert.equal(storage.audit.count(), 6, 'five young records and the pruning event');
+      const report = verifyAuditChainSync(storage.audit);
+      assert.equal(report.ok, true, JSON.stringify(report));
+      assert.equal(report.checked, 6);
+      // Deleting the oldest remaining record without moving the anchor is detected.
+      const first = storage.db.prepare('SELECT min(id) FROM audit_log').pluck().get() as number;
+      storage.db.prepare('DELETE FROM audit_log WHERE id = ?').run(first);
+      assert.equal(verifyAuditChainSync(storage.audit).reason, 'previous_hash_mismatch');
+    });
+  });
+});
+
+describe('AuditTrail with its writer thread', () => {
+  it('writes batches on its own connection, chained to what is stored; flush waits for the commit', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'svc-audit-thread-'));
+    const path = join(home, 'auth.db');
+    const storage = Storage.open(path);
+    try {
+      storage.audit.append([eventEntry({ event_type: 'before', action: 'x', status: 'success' })]);
+      const trail = new AuditTrail(storage.audit, 90, { thread: true, databasePath: path });
+      for (let i = 0; i < 1500; i += 1) trail.recordEvent({ event_type: 'threaded', action: `a${i}`, status: 'success' });
+      await trail.flush();
+      assert.equal(storage.audit.count(), 1501);
+      trail.recordEvent({ event_type: 'threaded', action: 'last', status: 'success' });
+      await trail.close();
+      assert.equal(storage.audit.count(), 1502);
+      const report = verifyAuditChainSync(storage.audit);
+      assert.deepEqual([report.ok, report.checked], [true, 1502]);
+    } finally {
+      storage.close();
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('AuditTrail when its writer thread cannot work', () => {
+  it('falls back to writing on the main thread; a flush never hangs', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'svc-audit-thread-gone-'));
+    const storage = Storage.open(join(home, 'auth.db'));
+    try {
+      // The thread is pointed at a path it cannot open, so it dies at start.
+      const trail = new AuditTrail(storage.audit, 90, { thread: true, databasePath: join(home, 'missing-dir', 'x', '\u0000bad.db') });
+      for (let i = 0; i < 10; i += 1) trail.recordEvent({ event_type: 'fallback', action: `a${i}`, status: 'success' });
+      await trail.flush();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      trail.recordEvent({ event_type: 'fallback', action: 'late', status: 'success' });
+      await trail.flush();
+      await trail.close();
+      assert.equal(storage.audit.count(), 11);
+      assert.equal(verifyAuditChainSync(storage.audit).ok, true);
+    } finally {
+      storage.close();
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,283 @@
+/**
+ * The audit trail of a server process: records are queued in memory (as their canonical encoding)
+ * and appended in batches, one transaction per batch, by a writer thread with its own database
+ * connection, so a request never waits for the disk nor pays for the inserts and hashes.
+ *
+ * The queue is flushed when it holds {@link FLUSH_BATCH_SIZE} records (on the next turn of the event
+ * loop), {@link FLUSH_INTERVAL_MS} after the first record was queued, before a search, verify or
+ * export reads the log, and when the server closes. A crash (SIGKILL, power loss) can therefore lose
+ * at most the records of the last {@link FLUSH_INTERVAL_MS} ms (and never more than
+ * {@link MAX_QUEUED} records); a clean stop loses nothing. If the database refuses a batch (busy,
+ * full), the records stay queued and the next flush retries; past {@link MAX_QUEUED} the oldest are
+ * dropped and the drop is logged.
+ */
+import { Worker } from 'node:worker_threads';
+import type { FastifyBaseLogger } from 'fastify';
+import type { BruteForceEvent, BruteForceListener } from '../brute-force/brute-force-service.js';
+import type { AuditRepository } from '../storage/audit-repository.js';
+import { canonicalEncoding, cleanText, type AuditEntry } from './audit-entry.js';
+import type { WriterReply, WriterRequest } from './audit-writer-thread.js';
+
+/** Flush once this many records are queued. */
+export const FLUSH_BATCH_SIZE = 512;
+/** Flush at most this long after a record was queued. */
+export const FLUSH_INTERVAL_MS = 100;
+/** The most records held in memory while the database refuses writes. */
+export const MAX_QUEUED = 100_000;
+/** How often retention pruning runs (also once at start-up). */
+const PRUNE_INTERVAL_MS = 6 * 60 * 60 * 1000;
+const PRUNE_BATCH = 10_000;
+
+/** An event that is not one API call (start-up, a ban, an offline tool's action). */
+export interface AuditEvent {
+  event_type: string;
+  action: string;
+  status: string;
+  category?: string;
+  auth_type?: string;
+  user_id?: string | null;
+  username?: string | null;
+  target?: string | null;
+  reason?: string | null;
+  client_ip?: string | null;
+  details?: Record<string, unknown> | null;
+}
+
+/** Builds a full entry for an event, cleaning its text. */
+export function eventEntry(event: AuditEvent, timestamp = Date.now()): AuditEntry {
+  return {
+    timestamp,
+    event_type: cleanText(event.event_type) ?? 'event',
+    category: event.category ?? 'system',
+    auth_type: event.auth_type ?? 'none',
+    user_id: cleanText(event.user_id),
+    username: cleanText(event.username),
+    api_key_id: null,
+    api_key_name: null,
+    api_key_prefix: null,
+    model_id: null,
+    model_name: null,
+    model_type: null,
+    method: null,
+    route: null,
+    endpoint: null,
+    action: cleanText(event.action) ?? 'event',
+    target: cleanText(event.target),
+    status: cleanText(event.status) ?? 'success',
+    http_status: null,
+    reason: cleanText(event.reason),
+    request_id: null,
+    latency_ms: null,
+    client_ip: cleanText(event.client_ip),
+    details: event.details === undefined || event.details === null ? null : JSON.stringify(event.details),
+  };
+}
+
+/** Where the trail writes: a writer thread (the server) or this thread (tests, tools). */
+export type AuditWriteMode = { thread: true; databasePath: string } | { thread: false };
+
+/** Queues and writes the records of one process. */
+export class AuditTrail implements BruteForceListener {
+  readonly #repository: AuditRepository;
+  readonly #retentionDays: number;
+  #worker: Worker | null;
+  #log: FastifyBaseLogger | null = null;
+  /** Canonical encodings waiting to be sent. */
+  #queue: string[] = [];
+  #timer: NodeJS.Timeout | null = null;
+  #flushScheduled = false;
+  #pruneTimer: NodeJS.Timeout | null = null;
+  #closed = false;
+  #nextBatch = 0;
+  /** Batches sent to the writer thread and not answered yet, with who waits for them. */
+  readonly #inFlight = new Map<number, { lines: string[]; waiters: (() => void)[] }>();
+
+  constructor(repository: AuditRepository, retentionDays: number, mode: AuditWriteMode = { thread: false }) {
+    this.#repository = repository;
+    this.#retentionDays = retentionDays;
+    if (mode.thread) {
+      this.#worker = new Worker(new URL('./audit-writer-thread.js', import.meta.url), { workerData: { databasePath: mode.databasePath } });
+      this.#worker.on('message', (reply: WriterReply) => this.#settle(reply));
+      this.#worker.on('error', (error) => this.#log?.error({ err: error }, 'audit writer thread failed; writing on the main thread from now on'));
+      this.#worker.on('exit', () => this.#writerGone());
+      this.#worker.unref();
+    } else {
+      this.#worker = null;
+    }
+  }
+
+  /** Where write failures are logged. */
+  useLogger(log: FastifyBaseLogger): void {
+    this.#log = log;
+  }
+
+  /** Queues a record (the hot path: one JSON encoding, no I/O). */
+  enqueue(entry: AuditEntry): void {
+    this.#queue.push(canonicalEncoding(entry));
+    if (this.#closed) {
+      void this.flush();
+      return;
+    }
+    if (this.#queue.length >= FLUSH_BATCH_SIZE) {
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => {
+          this.#flushScheduled = false;
+          void this.flush();
+        });
+      }
+    } else if (this.#timer === null) {
+      this.#timer = setTimeout(() => {
+        this.#timer = null;
+        void this.flush();
+      }, FLUSH_INTERVAL_MS);
+      this.#timer.unref();
+    }
+  }
+
+  /** Queues an event record. */
+  recordEvent(event: AuditEvent): void {
+    this.enqueue(eventEntry(event));
+  }
+
+  /**
+   * Sends every queued record to be written; resolves when everything queued so far (and every
+   * batch already sent) is committed, or has failed and been queued again for the next flush.
+   */
+  flush(): Promise<void> {
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    const lines = this.#queue;
+    this.#queue = [];
+    if (lines.length > 0) {
+      if (this.#worker === null) {
+        this.#writeHere(lines);
+      } else {
+        const batch = (this.#nextBatch += 1);
+        this.#inFlight.set(batch, { lines, waiters: [] });
+        const request: WriterRequest = { batch, lines: lines.join('\n') };
+        // Keep the process alive while a batch is being written; idle, the thread holds nothing open.
+        this.#worker.ref();
+        this.#worker.postMessage(request);
+      }
+    }
+    const pending = [...this.#inFlight.values()].map((entry) => new Promise<void>((resolve) => entry.waiters.push(resolve)));
+    return Promise.all(pending).then(() => undefined);
+  }
+
+  #writeHere(lines: string[]): void {
+    try {
+      this.#repository.appendCanonical(lines);
+    } catch (error) {
+      this.#requeue(lines, error);
+    }
+  }
+
+  #settle(reply: WriterReply): void {
+    const entry = this.#inFlight.get(reply.batch);
+    if (entry === undefined) return;
+    this.#inFlight.delete(reply.batch);
+    if (this.#inFlight.size === 0) this.#worker?.unref();
+    if (reply.error !== undefined) this.#requeue(entry.lines, reply.error);
+    for (const waiter of entry.waiters) waiter();
+  }
+
+  /**
+   * The writer thread ended (an error, or `close`): what it had not confirmed is written here, and
+   * later batches are written on this thread. Nobody waiting for a flush is left hanging.
+   */
+  #writerGone(): void {
+    this.#worker = null;
+    const unconfirmed = [...this.#inFlight.values()];
+    this.#inFlight.clear();
+    for (const entry of unconfirmed) this.#queue = entry.lines.concat(this.#queue);
+    if (this.#queue.length > 0 && !this.#closed) {
+      const lines = this.#queue;
+      this.#queue = [];
+      this.#writeHere(lines);
+    }
+    for (const entry of unconfirmed) for (const waiter of entry.waiters) waiter();
+  }
+
+  #requeue(lines: string[], error: unknown): void {
+    this.#queue = lines.concat(this.#queue);
+    if (this.#queue.length > MAX_QUEUED) {
+      const dropped = this.#queue.length - MAX_QUEUED;
+      this.#queue.splice(0, dropped);
+      this.#log?.error({ dropped }, 'audit queue overflow: oldest records dropped');
+    }
+    this.#log?.error({ err: error }, 'audit write failed; will retry');
+    if (!this.#closed && this.#timer === null) {
+      this.#timer = setTimeout(() => {
+        this.#timer = null;
+        void this.flush();
+      }, FLUSH_INTERVAL_MS * 10);
+      this.#timer.unref();
+    }
+  }
+
+  /** Prunes records older than the retention period now and then every few hours. */
+  startPruning(): void {
+    this.prune();
+    this.#pruneTimer = setInterval(() => this.prune(), PRUNE_INTERVAL_MS);
+    this.#pruneTimer.unref();
+  }
+
+  /** Deletes records older than the retention period (in batches); records the pruning itself. */
+  prune(now = Date.now()): number {
+    const before = now - this.#retentionDays * 24 * 60 * 60 * 1000;
+    let total = 0;
+    try {
+      for (;;) {
+        const deleted = this.#repository.pruneOlderThan(before, PRUNE_BATCH, now);
+        total += deleted;
+        if (deleted < PRUNE_BATCH) break;
+      }
+    } catch (error) {
+      this.#log?.error({ err: error }, 'audit pruning failed');
+    }
+    if (total > 0) {
+      this.recordEvent({ event_type: 'audit_pruned', action: 'audit.prune', status: 'success', details: { deleted: total, before: new Date(before).toISOString() } });
+    }
+    return total;
+  }
+
+  /** Writes everything queued, then stops the timers and the writer thread. */
+  async close(): Promise<void> {
+    if (this.#pruneTimer !== null) clearInterval(this.#pruneTimer);
+    await this.flush();
+    this.#closed = true;
+    // Anything that failed in the thread is written here, synchronously, before the database closes.
+    const rest = this.#queue;
+    this.#queue = [];
+    if (rest.length > 0) this.#writeHere(rest);
+    const worker = this.#worker;
+    this.#worker = null;
+    await worker?.terminate();
+  }
+
+  /** Records bans, lockouts and unbans (R11). */
+  onBruteForceEvent(event: BruteForceEvent): void {
+    const names = {
+      ban: { ip: 'ip_banned', key: 'key_banned', account: 'account_locked' },
+      unban: { ip: 'ip_unbanned', key: 'key_unbanned', account: 'account_unlocked' },
+    } as const;
+    const eventType = names[event.action][event.scope];
+    const details: Record<string, unknown> = { cause: event.cause };
+    if (event.bannedUntil !== null) details['banned_until'] = new Date(event.bannedUntil).toISOString();
+    if (event.keyId !== null) details['key_id'] = event.keyId;
+    this.recordEvent({
+      event_type: eventType,
+      action: `security.${event.action}`,
+      category: 'security',
+      status: event.action === 'ban' ? eventType : 'success',
+      user_id: event.userId,
+      target: event.scope === 'account' ? event.userId : event.scope === 'key' ? `${event.ip ?? ''} ${event.keyId ?? ''}` : event.ip,
+      reason: event.cause,
+      client_ip: event.ip,
+      details,
+    });
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * Brute-force protection. Counts failed logins per account and per client IP, and failed API keys
+ * and access tokens per IP and per (IP, credential); bans and lockouts expire; account lockouts
+ * grow with every repeated lockout (Keycloak's temporary lockout). All state is in the database,
+ * so it is shared by every process on one `SVC_HOME` and survives restarts.
+ *
+ * The hot path (a request with a valid credential) only reads an in-process copy of the active IP
+ * and key bans, reloaded whenever the change tracker reports a write by any process.
+ */
+import type { Storage } from '../storage/storage.js';
+import type { ActiveBan, BruteForceEntry, BruteForceScope } from '../storage/brute-force-repository.js';
+import { mergeSettings, parseStoredSettings, type RateLimitRule, type SecuritySettings, type SecuritySettingsUpdate } from './security-settings.js';
+
+/** A ban, lockout, unban or unlock, as listeners hear of it. */
+export interface BruteForceEvent {
+  action: 'ban' | 'unban';
+  scope: BruteForceScope;
+  ip: string | null;
+  keyId: string | null;
+  userId: string | null;
+  /** When the ban ends (bans only). */
+  bannedUntil: number | null;
+  /** Why: `failures` for a ban, `admin` for an unban by an administrator. */
+  cause: 'failures' | 'admin';
+}
+
+/**
+ * Hears of every ban and unban this process makes (the audit trail and the metrics register one).
+ * Called synchronously after the change is committed; must not throw.
+ */
+export interface BruteForceListener {
+  onBruteForceEvent(event: BruteForceEvent): void;
+}
+
+/** How long a caller stays refused. */
+export interface BanStatus {
+  scope: 'ip' | 'key';
+  retryAfterSeconds: number;
+}
+
+const STALE_PRUNE_INTERVAL_MS = 60_000;
+
+/** Counts failures, bans, locks and lifts bans. */
+export class BruteForceService {
+  readonly #storage: Storage;
+  readonly #listeners: BruteForceListener[] = [];
+  #cacheEpoch = -1;
+  #ipBans = new Map<string, number>();
+  #keyBans = new Map<string, number>();
+  #lastPrune = 0;
+
+  constructor(storage: Storage) {
+    this.#storage = storage;
+  }
+
+  /** Registers a listener for bans and unbans. */
+  addListener(listener: BruteForceListener): void {
+    this.#listeners.push(listener);
+  }
+
+  /** The settings in force (read from the database). */
+  settings(): SecuritySettings {
+    return parseStoredSettings(this.#storage.bruteForce.settingsJson());
+  }
+
+  /** Applies a partial update and stores it. @throws {ApiError} 400 (nothing changes) when a value is invalid. */
+  updateSettings(update: SecuritySettingsUpdate): SecuritySettings {
+    return this.#storage.transaction(() => {
+      const merged = mergeSettings(this.settings(), update);
+      this.#storage.bruteForce.saveSettingsJson(JSON.stringify(merged), Date.now());
+      return merged;
+    });
+  }
+
+  /** Whether `ip` is banned (the hot path: an in-memory lookup). */
+  ipBan(ip: string, now = Date.now()): BanStatus | null {
+    this.#refreshCache();
+    return banStatus('ip', this.#ipBans.get(ip), now);
+  }
+
+  /** Whether any (IP, credential) ban is active, so callers compute a credential id only when needed. */
+  hasKeyBans(): boolean {
+    this.#refreshCache();
+    return this.#keyBans.size > 0;
+  }
+
+  /** Whether the credential with id `keyId` is banned for `ip`. */
+  keyBan(ip: string, keyId: string, now = Date.now()): BanStatus | null {
+    this.#refreshCache();
+    return banStatus('key', this.#keyBans.get(`${ip} ${keyId}`), now);
+  }
+
+  /** Counts a failed API key or access token from `ip` (per IP and per IP and credential). */
+  recordCredentialFailure(ip: string, keyId: string): void {
+    const now = Date.now();
+    const settings = this.settings();
+    const events = this.#storage.transaction(() => {
+      const found: BruteForceEvent[] = [];
+      this.#countWindowed('ip', ip, { ip, keyId: null, userId: null }, settings.ip, now, found);
+      this.#countWindowed('key', `${ip} ${keyId}`, { ip, keyId, userId: null }, settings.key, now, found);
+      this.#pruneStale(settings, now);
+      return found;
+    });
+    this.#emit(events);
+  }
+
+  /** When the account's lockout ends, or null when it is not locked. */
+  accountLockedUntil(userId: string, now = Date.now()): number | null {
+    const entry = this.#storage.bruteForce.find('account', userId);
+    return entry?.bannedUntil != null && entry.bannedUntil > now ? entry.bannedUntil : null;
+  }
+
+  /**
+   * Counts a failed login from `ip`; `userId` is the account tried when it exists and was not locked
+   * (attempts against a locked account count for the IP only, so they cannot extend the lockout).
+   */
+  recordLoginFailure(ip: string, userId: string | null): void {
+    const now = Date.now();
+    const settings = this.settings();
+    const events = this.#storage.transaction(() => {
+      const found: BruteForceEvent[] = [];
+      this.#countWindowed('ip', ip, { ip, keyId: null, userId: null }, settings.ip, now, found);
+      if (userId !== null && this.#storage.users.findById(userId) !== null) this.#countAccount(userId, ip, settings.login, now, found);
+      this.#pruneStale(settings, now);
+      return found;
+    });
+    this.#emit(events);
+  }
+
+  /** A successful login resets the account's failure count. */
+  recordLoginSuccess(userId: string): void {
+    if (this.#storage.bruteForce.find('account', userId) === null) return;
+    this.#storage.bruteForce.delete('account', userId, Date.now());
+  }
+
+  /** Active bans (and lockouts) of `scope`. */
+  activeBans(scope: BruteForceScope): ActiveBan[] {
+    return this.#storage.bruteForce.activeBans(scope, Date.now());
+  }
+
+  /** Lifts one ban; answers how many were lifted (0 or 1). */
+  unban(scope: BruteForceScope, subject: { ip?: string; keyId?: string; userId?: string }): number {
+    const now = Date.now();
+    const key = subjectOf(scope, subject);
+    const lifted = this.#storage.transaction(() => this.#storage.bruteForce.delete(scope, key, now));
+    if (lifted) {
+      this.#emit([{ action: 'unban', scope, ip: subject.ip ?? null, keyId: subject.keyId ?? null, userId: subject.userId ?? null, bannedUntil: null, cause: 'admin' }]);
+    }
+    return lifted ? 1 : 0;
+  }
+
+  /** Lifts every ban of `scope`; answers how many. */
+  unbanAll(scope: BruteForceScope): number {
+    const now = Date.now();
+    const lifted = this.#storage.transaction(() => this.#storage.bruteForce.deleteActiveBans(scope, now));
+    this.#emit(lifted.map((ban) => ({ action: 'unban', scope, ip: ban.ip, keyId: ban.keyId, userId: ban.userId, bannedUntil: null, cause: 'admin' })));
+    return lifted.length;
+  }
+
+  #countWindowed(
+    scope: 'ip' | 'key',
+    subject: string,
+    identity: Pick<BruteForceEntry, 'ip' | 'keyId' | 'userId'>,
+    rule: RateLimitRule,
+    now: number,
+    events: BruteForceEvent[],
+  ): void {
+    const entry = this.#storage.bruteForce.find(scope, subject) ?? newEntry(scope, subject, identity, now);
+    if (entry.bannedUntil !== null && entry.bannedUntil > now) return;
+    if (now - entry.windowStartedAt > rule.window_seconds * 1000) {
+      entry.failures = 0;
+      entry.windowStartedAt = now;
+    }
+    entry.failures += 1;
+    entry.lastFailureAt = now;
+    const bans = entry.failures >= rule.max_failures;
+    if (bans) {
+      entry.failures = 0;
+      entry.windowStartedAt = now;
+      entry.lockouts += 1;
+      entry.bannedUntil = now + rule.ban_seconds * 1000;
+      events.push({ action: 'ban', scope, ip: entry.ip, keyId: entry.keyId, userId: null, bannedUntil: entry.bannedUntil, cause: 'failures' });
+    }
+    this.#storage.bruteForce.save(entry, bans);
+  }
+
+  #countAccount(userId: string, ip: string, rule: SecuritySettings['login'], now: number, events: BruteForceEvent[]): void {
+    const entry = this.#storage.bruteForce.find('account', userId) ?? newEntry('account', userId, { ip, keyId: null, userId }, now);
+    if (entry.bannedUntil !== null && entry.bannedUntil > now) return;
+    // Keycloak: after `failure_reset_seconds` without a failure the count starts over.
+    if (now - entry.lastFailureAt > rule.failure_reset_seconds * 1000) {
+      entry.failures = 0;
+      entry.lockouts = 0;
+      entry.windowStartedAt = now;
+    }
+    entry.failures += 1;
+    entry.lastFailureAt = now;
+    const locks = entry.failures % rule.failures_before_lockout === 0;
+    if (locks) {
+      entry.lockouts += 1;
+      const waitSeconds = Math.min(rule.wait_increment_seconds * entry.lockouts, rule.max_wait_seconds);
+      entry.bannedUntil = now + waitSeconds * 1000;
+      events.push({ action: 'ban', scope: 'account', ip, keyId: null, userId, bannedUntil: entry.bannedUntil, cause: 'failures' });
+    }
+    this.#storage.bruteForce.save(entry, locks);
+  }
+
+  #pruneStale(settings: SecuritySettings, now: number): void {
+    if (now - this.#lastPrune < STALE_PRUNE_INTERVAL_MS) return;
+    this.#lastPrune = now;
+    const longestMemory = Math.max(settings.ip.window_seconds, settings.key.window_seconds, settings.login.failure_reset_seconds) * 1000;
+    this.#storage.bruteForce.pruneStale(now - longestMemory, now);
+  }
+
+  /**
+   * Reloads the active bans when any process wrote. If the database cannot be read, the bans known
+   * so far stay in force: the request then needs the database for its own work anyway and fails
+   * closed there (R34), while a malformed credential still gets its 401 without it (R22).
+   */
+  #refreshCache(): void {
+    let epoch: number;
+    const ipBans = new Map<string, number>();
+    const keyBans = new Map<string, number>();
+    try {
+      epoch = this.#storage.tracker.epoch();
+      if (epoch === this.#cacheEpoch) return;
+      for (const ban of this.#storage.bruteForce.activeBans(null, Date.now())) {
+        if (ban.scope === 'ip' && ban.ip !== null) ipBans.set(ban.ip, ban.bannedUntil);
+        if (ban.scope === 'key' && ban.ip !== null && ban.keyId !== null) keyBans.set(`${ban.ip} ${ban.keyId}`, ban.bannedUntil);
+      }
+    } catch {
+      return;
+    }
+    this.#cacheEpoch = epoch;
+    this.#ipBans = ipBans;
+    this.#keyBans = keyBans;
+  }
+
+  #emit(events: readonly BruteForceEvent[]): void {
+    for (const event of events) {
+      for (const listener of this.#listeners) listener.onBruteForceEvent(event);
+    }
+  }
+}
+
+function newEntry(scope: BruteForceScope, subject: string, identity: Pick<BruteForceEntry, 'ip' | 'keyId' | 'userId'>, now: number): BruteForceEntry {
+  return { scope, subject, ...identity, failures: 0, windowStartedAt: now, lastFailureAt: now, lockouts: 0, bannedUntil: null };
+}
+
+function banStatus(scope: 'ip' | 'key', until: number | undefined, now: number): BanStatus | null {
+  if (until === undefined || until <= now) return null;
+  return { scope, retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)) };
+}
+
+function subjectOf(scope: BruteForceScope, subject: { ip?: string; keyId?: string; userId?: string }): string {
+  if (scope === 'ip') return subject.ip ?? '';
+  if (scope === 'key') return `${subject.ip ?? ''} ${subject.keyId ?? ''}`;
+  return subject.userId ?? '';
+}

@@ -1,0 +1,47 @@
+/**
+ * Brute-force settings for test servers. Tests deliberately fail many logins and send many bad
+ * credentials from 127.0.0.1; with the production defaults the address would be banned after ten.
+ * So the test helpers seed a fresh database with {@link testSecuritySettings} (limits no test
+ * reaches) unless told otherwise; tests of brute-force protection ask for `'production'` or their
+ * own values. The production defaults themselves are untouched.
+ */
+import { join } from 'node:path';
+import { mergeSettings, defaultSecuritySettings, type SecuritySettingsUpdate } from '../brute-force/security-settings.js';
+import { Storage } from '../storage/storage.js';
+
+/** Limits far above anything a test reaches. */
+export const testSecuritySettings: SecuritySettingsUpdate = Object.freeze({
+  ip: { max_failures: 1_000_000 },
+  key: { max_failures: 1_000_000 },
+  login: { failures_before_lockout: 1_000_000 },
+});
+
+/** What a test server starts with: the test settings (default), the production defaults, or given values. */
+export type TestSecuritySettings = SecuritySettingsUpdate | 'production';
+
+/**
+ * Stores `settings` in the database at `databasePath` unless it already holds settings (a restart
+ * keeps what the previous run stored). Best effort: a database that cannot be opened is left for
+ * the server to report.
+ */
+export function seedSecuritySettings(databasePath: string, settings: TestSecuritySettings = testSecuritySettings): void {
+  if (settings === 'production') return;
+  let storage: Storage | undefined;
+  try {
+    storage = Storage.open(databasePath);
+    if (storage.bruteForce.settingsJson() === null) {
+      storage.bruteForce.saveSettingsJson(JSON.stringify(mergeSettings(defaultSecuritySettings, settings)), Date.now());
+    }
+  } catch {
+    // The server reports an unusable database itself.
+  } finally {
+    storage?.close();
+  }
+}
+
+/** The database path a server started with `env` uses. */
+export function databasePathOf(env: Record<string, string>): string | null {
+  if (env['SVC_AUTH_DB_PATH'] !== undefined && env['SVC_AUTH_DB_PATH'].trim() !== '') return env['SVC_AUTH_DB_PATH'];
+  if (env['SVC_HOME'] !== undefined && env['SVC_HOME'].trim() !== '') return join(env['SVC_HOME'], 'auth', 'auth.db');
+  return null;
+}
