@@ -68,7 +68,7 @@ export function registerModelCommands(program: Command): void {
     .requiredOption('--model-name <name>', 'the model family, e.g. echo, hash-embedding or a registered one')
     .option('--model-uid <uid>', 'the uid to serve it under (default: the model name)')
     .addOption(modelTypeOption("the model's type (default: the family's)"))
-    .addOption(new Option('--model-engine <engine>', 'builtin, or upstream (default: upstream when --upstream-base-url is given)').choices(modelEngines))
+    .addOption(new Option('--model-engine <engine>', 'the engine (default: upstream when --upstream-base-url is given, else builtin)').choices(modelEngines))
     .option('--upstream-base-url <url>', "the upstream's OpenAI base URL, e.g. http://127.0.0.1:8000/v1")
     .option('--upstream-api-key <key>', 'the key svc sends to the upstream (stored encrypted, never shown); - reads it from a prompt or stdin')
     .option('--upstream-model <name>', 'the model name the upstream knows (default: the model name)')
