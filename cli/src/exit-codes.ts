@@ -18,6 +18,8 @@ export const ExitCode = {
   notFoundOrConflict: 4,
   /** The server failed or could not be reached, or the database could not be used. */
   unavailable: 5,
+  /** A check found damage: `svc audit verify` on a broken audit chain. */
+  integrity: 6,
   /** Interrupted at a prompt (Ctrl-C). */
   interrupted: 130,
 } as const;

@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Storage } from '@svc/server/internals';
+import { Storage, verifyAuditChainOffline } from '@svc/server/internals';
 import { contractClient, startServerProcess } from '@svc/server/testing';
 import { jsonOf, runTool, tools } from '../testing/run-tool.js';
 
@@ -40,6 +40,21 @@ function counts(db: string): { users: number; keys: number } {
   assert.ok(storage);
   try {
     return { users: storage.users.count(), keys: storage.apiKeys.count() };
+  } finally {
+    storage.close();
+  }
+}
+
+/** The `offline_auth_migration` audit events of the database, newest first, and whether its chain is intact. */
+function migrationEvents(db: string): { events: { target: string | null; category: string; details: Record<string, unknown> }[]; chainIntact: boolean; text: string } {
+  const storage = Storage.open(db);
+  try {
+    const { hits } = storage.audit.search({ timeFrom: 0, timeTo: Date.now() + 60_000, eventType: ['offline_auth_migration'] }, 0, 1000);
+    return {
+      events: hits.map((hit) => ({ target: hit.target, category: hit.category, details: JSON.parse(hit.details ?? '{}') as Record<string, unknown> })),
+      chainIntact: verifyAuditChainOffline(storage).ok,
+      text: JSON.stringify(storage.db.prepare('SELECT * FROM audit_log').all()),
+    };
   } finally {
     storage.close();
   }
@@ -77,6 +92,19 @@ describe('svc-migrate-auth', () => {
       assert.equal(again.code, 0, again.stderr);
       assert.match(again.stdout, /Done: users 0 created, 0 updated, 2 kept; API keys 0 created, 0 re-encrypted, 3 kept\./);
       assert.deepEqual(counts(paths.db), { users: 2, keys: 3 });
+      // One audit event per real run (none for the dry run), with counts only: no password, no key.
+      const audit = migrationEvents(paths.db);
+      assert.deepEqual(
+        audit.events.map((event) => [event.target, event.category, event.details['usersCreated'], event.details['keysCreated'], event.details['usersKept'], event.details['forced']]),
+        [
+          ['legacy-auth.json', 'admin', 0, 0, 2, false],
+          ['legacy-auth.json', 'admin', 2, 3, 0, false],
+        ],
+      );
+      assert.equal(audit.chainIntact, true);
+      for (const secret of ['shortpw1', 'a long passphrase for carol', 'sk-72tkvudyGLPMi', 'sk-ZOTLIHanuNt0a', 'sk-ZOTLIHanuNt0b']) {
+        assert.ok(!audit.text.includes(secret), `the audit trail holds ${secret}`);
+      }
     });
 
     it('a running server authenticates the legacy keys with the mapped permissions, reveals them, and asks for a new password', async () => {
@@ -96,6 +124,13 @@ describe('svc-migrate-auth', () => {
         const revealed = await runTool(tools.svc, ['keys', 'reveal', carolsKey.id, '-e', server.baseUrl, '-ak', 'sk-72tkvudyGLPMi'], { env: { SVC_HOME: paths.home } });
         assert.equal(revealed.code, 0, revealed.stderr);
         assert.equal(revealed.stdout, 'sk-ZOTLIHanuNt0b\n');
+        // The server sees the tool's events in its audit trail, chained with its own records.
+        const events = await client.request('GET', '/v1/audit/search?event_type=offline_auth_migration&time_from=now-1d', { token: 'sk-72tkvudyGLPMi' });
+        assert.equal(events.status, 200);
+        assert.equal(events.body.total, 2);
+        assert.equal(events.body.hits[0].action, 'svc-migrate-auth');
+        const verified = await client.request('GET', '/v1/audit/verify', { token: 'sk-72tkvudyGLPMi' });
+        assert.equal(verified.body.ok, true);
       } finally {
         await server.stop();
       }
@@ -120,10 +155,12 @@ describe('svc-migrate-auth', () => {
     it('a key already stored for another user is a conflict (exit 4) and nothing is written', async () => {
       const other = join(paths.home, 'other.json');
       await writeFile(other, JSON.stringify({ ...legacy, user_config: [{ username: 'zed', password: 'a long passphrase for zed', permissions: [], api_keys: ['sk-ZOTLIHanuNt0a'] }] }));
+      const eventsBefore = migrationEvents(paths.db).events.length;
       const result = await runTool(tools.migrate, ['--auth-config', other, '--db-path', paths.db, '--encryption-key', key], { env: { SVC_HOME: paths.home } });
       assert.equal(result.code, 4);
       assert.match(result.stderr, /\$\.user_config\[0\]\.api_keys\[0\]: this API key is already stored for another user \(carol\)/);
       assert.deepEqual(counts(paths.db), { users: 3, keys: 4 });
+      assert.equal(migrationEvents(paths.db).events.length, eventsBefore, 'a refused migration left an audit event');
     });
   });
 

@@ -1,13 +1,15 @@
 /**
  * Carries out a migration plan in one write transaction: the plan is made again inside the
  * transaction (so nothing another process wrote in between is overwritten by accident), and any
- * conflict or failure rolls everything back.
+ * conflict or failure rolls everything back. The transaction ends with an `offline_auth_migration`
+ * audit event (what was done, in counts).
  */
 import { randomUUID } from 'node:crypto';
-import { apiKeyDigest, apiKeyDisplayPrefix, hashPassword, type Storage } from '@svc/server/internals';
+import { apiKeyDigest, apiKeyDisplayPrefix, hashPassword, recordOfflineAuditEvent, type Storage } from '@svc/server/internals';
 import { CliError, ExitCode } from '../exit-codes.js';
+import { operatorDetails } from './operator.js';
 import type { LegacyUser } from './legacy-config.js';
-import { planMigration, type MigrationPlan, type PlanOptions } from './migration-plan.js';
+import { planMigration, summarize, type MigrationPlan, type PlanOptions } from './migration-plan.js';
 
 /** Applies the migration of `users` to `storage`; returns the plan that was carried out. */
 export async function applyMigration(storage: Storage, users: readonly LegacyUser[], options: PlanOptions & { source: string }): Promise<MigrationPlan> {
@@ -81,10 +83,15 @@ export async function applyMigration(storage: Storage, users: readonly LegacyUse
         storage.apiKeys.replaceCiphertext(id, options.encryption.encrypt(key.plaintext, id), options.encryption.keyId, now);
       }
     }
-    // AUDIT(issue 5) — the one call site of this tool; after merging, import recordOfflineAuditEvent
-    // from '@svc/server/internals' (and summarize from './migration-plan.js') and uncomment (inside
-    // this transaction: recorded only if the migration is). Never a password or a key in it:
-    // recordOfflineAuditEvent(storage, { event_type: 'offline_auth_migration', action: 'svc-migrate-auth', status: 'success', target: options.source, details: { ...summarize(plan), forced: options.force } });
+    // In this transaction: recorded only if the migration is. Counts only: never a password or a key.
+    recordOfflineAuditEvent(storage, {
+      event_type: 'offline_auth_migration',
+      action: 'svc-migrate-auth',
+      category: 'admin',
+      status: 'success',
+      target: options.source,
+      details: { ...summarize(plan), forced: options.force, ...operatorDetails() },
+    });
     return plan;
   });
 }

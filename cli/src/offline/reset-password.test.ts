@@ -97,6 +97,7 @@ describe('svc-reset-auth-password', () => {
     const result = await reset(['--username', 'admin'], 'a passphrase from a pipe\n');
     assert.equal(result.code, 0, result.stderr);
     await login(client, 'admin', 'a passphrase from a pipe');
+    admin = { ...admin, password: 'a passphrase from a pipe' };
   });
 
   it('--db-path and SVC_AUTH_DB_PATH choose the database; a missing one is reported (exit 4), not created', async () => {
@@ -108,11 +109,43 @@ describe('svc-reset-auth-password', () => {
     });
     assert.equal(byVariable.code, 0, byVariable.stderr);
     await login(client, 'admin', 'a passphrase via variable');
+    admin = { ...admin, password: 'a passphrase via variable' };
     const missing = join(home, 'missing', 'auth.db');
     const result = await reset(['--username', 'admin', '--password', 'a passphrase via variable', '--db-path', missing]);
     assert.equal(result.code, 4);
     assert.match(result.stderr, /no database at/);
     assert.equal(existsSync(missing), false);
+  });
+
+  it('records each reset as one audit event in the same transaction, without the password; a refused reset records nothing', async () => {
+    const search = async () => {
+      const fresh = await login(client, 'admin', admin.password);
+      const found = await client.request('GET', '/v1/audit/search?event_type=offline_password_reset&time_from=now-1d&size=1000', { token: fresh.access_token });
+      assert.equal(found.status, 200);
+      return found.body as { total: number; hits: Record<string, unknown>[] };
+    };
+    const before = await search();
+    const user = await createUser(client, (await login(client, 'admin', admin.password)).access_token, ['users:manage']);
+    assert.equal((await reset(['--username', user.username, '--password', 'a passphrase that is never set'])).code, 3);
+    assert.equal((await reset(['--username', 'admin', '--password', 'too short'])).code, 1);
+    assert.equal((await search()).total, before.total, 'a refused reset left an audit event');
+    const password = 'the audited reset passphrase';
+    const result = await reset(['--username', 'admin', '--password', password]);
+    assert.equal(result.code, 0, result.stderr);
+    admin = { ...admin, password };
+    const after = await search();
+    assert.equal(after.total, before.total + 1);
+    const event = after.hits[0] as { event_type: string; action: string; category: string; status: string; user: string; user_id: string; target: string; details: { sessions_revoked: boolean; os_user: string | null; host: string } };
+    assert.deepEqual(
+      [event.event_type, event.action, event.category, event.status, event.user, event.user_id, event.target],
+      ['offline_password_reset', 'svc-reset-auth-password', 'admin', 'success', 'admin', admin.id, admin.id],
+    );
+    assert.equal(event.details.sessions_revoked, true);
+    assert.equal(typeof event.details.host, 'string');
+    assert.ok(!JSON.stringify(after.hits).includes(password), 'the password is in the audit trail');
+    const fresh = await login(client, 'admin', password);
+    const verified = await client.request('GET', '/v1/audit/verify', { token: fresh.access_token });
+    assert.equal(verified.body.ok, true, 'the offline event broke the chain');
   });
 
   it('a file that is not a database ends with one line and exit 5, never a stack trace', async () => {

@@ -1,10 +1,12 @@
 /**
  * The offline administrator password reset: in one write transaction, the new hash, a bumped token
  * version (every outstanding access token of the user fails on its next use, in every server
- * process) and the deletion of the user's refresh sessions. Only users holding `admin`.
+ * process), the deletion of the user's refresh sessions and an `offline_password_reset` audit event.
+ * Only users holding `admin`.
  */
-import { ApiError, assertPasswordAcceptable, hashPassword, type Storage, type UserRecord } from '@svc/server/internals';
+import { ApiError, assertPasswordAcceptable, hashPassword, recordOfflineAuditEvent, type Storage, type UserRecord } from '@svc/server/internals';
 import { CliError, ExitCode } from '../exit-codes.js';
+import { operatorDetails } from './operator.js';
 
 /** The administrator a reset may act on, or a refusal. */
 export function findAdministrator(storage: Storage, username: string): UserRecord {
@@ -37,8 +39,16 @@ export async function resetAdministratorPassword(storage: Storage, user: UserRec
     if (current.id !== user.id) throw new CliError(ExitCode.notFoundOrConflict, `${user.username} changed while resetting; run the command again`);
     storage.users.setPassword(current.id, passwordHash, false, Date.now());
     storage.sessions.deleteFamiliesOfUser(current.id);
-    // AUDIT(issue 5) — the one call site of this tool; after merging, import recordOfflineAuditEvent
-    // from '@svc/server/internals' and uncomment (inside this transaction: recorded only if the reset is):
-    // recordOfflineAuditEvent(storage, { event_type: 'offline_password_reset', action: 'svc-reset-auth-password', status: 'success', user_id: current.id, username: current.username, target: current.id });
+    // In this transaction: recorded only if the reset is. Never the password.
+    recordOfflineAuditEvent(storage, {
+      event_type: 'offline_password_reset',
+      action: 'svc-reset-auth-password',
+      category: 'admin',
+      status: 'success',
+      user_id: current.id,
+      username: current.username,
+      target: current.id,
+      details: { sessions_revoked: true, enabled: current.enabled, ...operatorDetails() },
+    });
   });
 }

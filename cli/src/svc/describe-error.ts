@@ -45,8 +45,11 @@ export function describeError(error: unknown): { message: string; exitCode: Exit
     return { message: error.param === undefined ? error.message : `${error.message} (${error.param})`, exitCode: ExitCode.usage };
   }
   if (error instanceof RateLimitError) {
-    const retryAfter = error.headers.get('retry-after');
-    return { message: `${error.message}${retryAfter === null ? '' : `; retry after ${retryAfter} s`}`, exitCode: ExitCode.unavailable };
+    // A ban's message already says how long to wait ("…; try again in 3600 seconds"); say it only once.
+    const message = error.message.replace(/\.$/, '');
+    const wait = retryAfterSeconds(error.headers.get('retry-after'));
+    const said = wait !== undefined && new RegExp(`\\b${wait}\\b`).test(message);
+    return { message: wait === undefined || said ? message : `${message}; try again in ${wait} seconds`, exitCode: ExitCode.unavailable };
   }
   if (error instanceof APIError) return { message: `the server answered ${error.status}: ${error.message}`, exitCode: ExitCode.unavailable };
   if (error instanceof APIConnectionError) {
@@ -66,4 +69,13 @@ function systemErrorCode(error: unknown): string | undefined {
     current = cause;
   }
   return innermost;
+}
+
+/** `Retry-After` in whole seconds (it may be a number of seconds or an HTTP date), if present and valid. */
+export function retryAfterSeconds(header: string | null, now = Date.now()): number | undefined {
+  if (header === null) return undefined;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  const time = Date.parse(text);
+  return Number.isNaN(time) ? undefined : Math.max(0, Math.ceil((time - now) / 1000));
 }

@@ -84,7 +84,12 @@ export function openDatabaseReadOnly(path: string): Database | null {
       db.close();
       return null;
     }
-    const copy = new BetterSqlite3(db.serialize());
+    const image = db.serialize();
+    // A WAL database's header (bytes 18 and 19 = 2) cannot be opened from memory: mark the copy as
+    // a rollback-journal database, which is what an in-memory database is anyway.
+    image[18] = 1;
+    image[19] = 1;
+    const copy = new BetterSqlite3(image);
     db.close();
     copy.pragma('foreign_keys = ON');
     migrate(copy);
