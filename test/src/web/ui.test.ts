@@ -391,6 +391,23 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.getByRole('button', { name: 'Page 2', exact: true }).click();
     await count.filter({ hasText: /^Records 26–/ }).waitFor();
 
+    // A custom range: one starting tomorrow is refused in words; the day before yesterday holds
+    // nothing (the server started today); then back to the last hour.
+    const localDay = (offsetDays: number) => {
+      const day = new Date(Date.now() + offsetDays * 86_400_000);
+      return `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, '0')}-${String(day.getDate()).padStart(2, '0')}T00:00`;
+    };
+    await page.getByText('Custom', { exact: true }).click();
+    await page.getByLabel('From', { exact: true }).fill(localDay(1));
+    await page.getByRole('alert').filter({ hasText: 'The range starts after it ends' }).waitFor();
+    await count.filter({ hasText: 'No result' }).waitFor();
+    await page.getByLabel('From', { exact: true }).fill(localDay(-2));
+    await page.getByLabel('To', { exact: true }).fill(localDay(-1));
+    await count.filter({ hasText: 'No matching record' }).waitFor();
+    await records.getByText('No record matches these filters in this time range.').waitFor();
+    await page.getByText('1 h', { exact: true }).click();
+    await count.filter({ hasText: /^Records 1–25 of \d+$/ }).waitFor();
+
     // Each action of the steps above, picked from the filter choices.
     const pick = async (filter: string, values: string[]) => {
       const input = page.getByRole('combobox', { name: filter, exact: true });

@@ -54,6 +54,14 @@ function isoOf(local: string): string | undefined {
   return Number.isNaN(time.getTime()) ? undefined : time.toISOString();
 }
 
+/** Why a custom range cannot be searched, or null (the server would refuse it with a 400). */
+function rangeProblem(preset: Preset, from: string, to: string): string | null {
+  if (preset !== 'custom') return null;
+  const start = isoOf(from);
+  const end = isoOf(to) ?? new Date().toISOString();
+  return start !== undefined && start > end ? 'The range starts after it ends: choose a From before To (an empty To means now)' : null;
+}
+
 function timeRange(preset: Preset, from: string, to: string): { time_from?: string; time_to?: string } {
   if (preset !== 'custom') return { time_from: `now-${preset}`, time_to: 'now' };
   const start = isoOf(from);
@@ -111,8 +119,11 @@ export function AuditPage() {
     }
   }, [filtersKey]);
 
-  const results = useLoader(() => client.audit.search({ ...filters, page_from: (page - 1) * size, size }), [filtersKey, page, size]);
-  const options = useLoader(() => client.audit.filterOptions(range), [JSON.stringify(range)]);
+  const problem = rangeProblem(preset, customFrom, customTo);
+  // A range the server would refuse is not sent; the reason shows where the server's would.
+  const checked = <T,>(load: () => Promise<T>) => (problem === null ? load() : Promise.reject(new Error(problem)));
+  const results = useLoader(() => checked(() => client.audit.search({ ...filters, page_from: (page - 1) * size, size })), [filtersKey, page, size, problem]);
+  const options = useLoader(() => checked(() => client.audit.filterOptions(range)), [JSON.stringify(range), problem]);
   const verification = useLoader(() => client.audit.verify());
 
   useEffect(() => {
@@ -124,7 +135,9 @@ export function AuditPage() {
     return () => window.clearInterval(timer);
   }, [autoRefresh, results.reload, options.reload]);
 
-  const total = results.data?.total ?? 0;
+  // After a failed search, the old page is not shown as if it matched.
+  const shownResults = results.error === null ? results.data : undefined;
+  const total = shownResults?.total ?? 0;
   const pages = Math.max(1, Math.ceil(total / size));
   const first = total === 0 ? 0 : (page - 1) * size + 1;
   const last = Math.min(total, page * size);
@@ -217,7 +230,7 @@ export function AuditPage() {
             <MultiSelect label="Event" placeholder="Any" data={choices('event_type')} value={lists.event_type} onChange={setListFilter('event_type')} searchable clearable />
             <MultiSelect label="Action" placeholder="Any" data={choices('action')} value={lists.action} onChange={setListFilter('action')} searchable clearable />
           </SimpleGrid>
-          <ErrorAlert error={options.error} title="Could not load the filter choices (typing still filters)" />
+          {problem === null && <ErrorAlert error={options.error} title="Could not load the filter choices (typing still filters)" />}
           <Group justify="space-between" wrap="wrap">
             <Button
               variant="subtle"
@@ -237,7 +250,7 @@ export function AuditPage() {
       <ErrorAlert error={results.error} title="Could not search the audit trail" />
       <Group justify="space-between" wrap="wrap">
         <Text size="sm" c="dimmed" role="status" data-testid="audit-count">
-          {total === 0 ? 'No matching record' : `Records ${first}–${last} of ${total}`}
+          {results.error !== null ? 'No result' : total === 0 ? 'No matching record' : `Records ${first}–${last} of ${total}`}
         </Text>
         <Group gap="xs">
           <Select
@@ -265,7 +278,7 @@ export function AuditPage() {
       <DataTable
         caption="Audit records"
         columns={columns}
-        rows={results.data?.hits ?? []}
+        rows={shownResults?.hits ?? []}
         rowKey={(record) => String(record.id)}
         empty={results.loading && results.data === undefined ? 'Loading…' : 'No record matches these filters in this time range.'}
         minWidth={960}
