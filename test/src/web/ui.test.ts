@@ -43,8 +43,8 @@ describe('web UI (Chromium against svc-local)', () => {
   let keyPlaintext = '';
 
   // Toasts come and go; the screenshots show the page under them.
-  const shoot = (name: string) =>
-    page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true, style: '.mantine-Notifications-root { display: none !important; }' });
+  const shoot = (name: string, fullPage = true) =>
+    page.screenshot({ path: join(screenshots, `${name}.png`), fullPage, style: '.mantine-Notifications-root { display: none !important; }' });
   const dialog = (name: string | RegExp) => page.getByRole('dialog', { name });
 
   before(async () => {
@@ -462,6 +462,16 @@ describe('web UI (Chromium against svc-local)', () => {
     await assert.rejects(attacker.login('mallory', 'not a real account'));
     await records.getByRole('row').filter({ hasText: 'mallory' }).waitFor({ timeout: 30_000 });
     await page.getByRole('switch', { name: 'Auto-refresh (10 s)' }).uncheck();
+
+    // At phone width the filters stack and the table scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await page.getByTestId('chain-status').waitFor();
+    await count.filter({ hasText: /^Records 1–/ }).waitFor();
+    assert.equal(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), true, 'nothing wider than the screen but the table, which scrolls inside');
+    await page.locator('button[data-loading]').first().waitFor({ state: 'detached' });
+    await shoot('audit-phone', false);
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('keeps the session across a reload (the cookie resumes it; the access token lived in memory only)', async () => {
