@@ -15,6 +15,9 @@ import { NotFound } from './pages/NotFound.js';
 import { pages } from './pages/registry.js';
 import { SetupPage } from './pages/SetupPage.js';
 
+/** The pages with a route of their own (`/` is HomePage's). */
+const routedPages = pages.filter((page) => page.path !== '/');
+
 export function App() {
   const { state } = useSession();
   switch (state.phase) {
@@ -65,11 +68,12 @@ export function App() {
             <Route path="/login">
               <Redirect to="/" replace />
             </Route>
-            {pages.map((page) => (
+            {routedPages.map((page) => (
               <Route key={page.path} path={page.path}>
                 {holdsAny(me.permissions, page.anyOf) ? <page.component /> : <Forbidden page={page} />}
               </Route>
             ))}
+            {/* `/` is the model launch page for those who may open it, else their first page. */}
             <Route path="/">
               <HomePage />
             </Route>

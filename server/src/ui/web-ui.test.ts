@@ -5,7 +5,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { svcLocalPath, useServer, withTempHome } from '../testing/index.js';
+import { setupAdmin, svcLocalPath, useServer, withTempHome } from '../testing/index.js';
 import { clientRoutes } from './client-routes.js';
 
 const INDEX = '<!doctype html><html><head><script type="module" src="/assets/app-1234.js"></script></head><body><div id="root"></div></body></html>';
@@ -87,6 +87,19 @@ describe('the web UI beside the API (SVC_FRONTEND_DIST_DIR)', () => {
     const response = await fetch(`${ctx.server.baseUrl}/v1/admin/setup/status`);
     assert.equal(response.status, 200);
     assert.equal(((await response.json()) as { needs_setup: boolean }).needs_setup, true);
+  });
+
+  it('leaves page loads and their files out of the audit trail, which records the API calls beside them', async () => {
+    const uiPaths = ['/', '/keys', '/assets/app-1234.js', '/favicon.svg', '/ui/users'];
+    for (const path of uiPaths) assert.ok((await fetch(ctx.server.baseUrl + path, { redirect: 'manual' })).status < 400, path);
+    await fetch(`${ctx.server.baseUrl}/v1/ui/nothing`);
+    const admin = await setupAdmin(ctx.server);
+    const search = await ctx.server.request('GET', '/v1/audit/search?time_from=now-1h&size=1000', { token: admin.accessToken });
+    assert.equal(search.status, 200, search.text);
+    const endpoints = (search.body.hits as { endpoint: string | null }[]).map((hit) => hit.endpoint);
+    for (const path of uiPaths) assert.ok(!endpoints.includes(path), `${path} is not audited`);
+    assert.ok(endpoints.includes('/v1/admin/setup/status'), 'the API call beside them is');
+    assert.ok(endpoints.includes('/v1/ui/nothing'), 'an unknown path is an API 404, audited as such');
   });
 });
 

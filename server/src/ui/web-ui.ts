@@ -5,8 +5,9 @@
  *   at start-up, nothing else),
  * - `index.html` at each client route ({@link clientRoutes}),
  * - redirects from the legacy `/ui/` paths to `/`,
- * and adds the security headers to every one of those responses. Everything else falls through to
- * the API's 404 in the error shape.
+ * and adds the security headers to every one of those responses. Those requests are left out of the
+ * audit trail (they are not API calls). Everything else falls through to the API's 404 in the error
+ * shape (an API call to an unknown route, audited as such).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,6 +32,9 @@ export async function registerWebUi(app: FastifyInstance, frontend: FrontendConf
   }
   await app.register(async (ui) => {
     ui.addHook('onRequest', (request, reply, done) => {
+      // Pages and their files are not API calls: the audit trail records what the app does through
+      // the API (its logins, reads and changes), not each page load or asset (docs/web-ui.md).
+      request.audit.record = false;
       void reply.headers(uiSecurityHeaders);
       // Runs after the app-wide hook, replacing its no-store: hashed files never change, and
       // index.html is revalidated so a new build is picked up at once.

@@ -138,6 +138,37 @@ describe('security: login lockout per account (R8–R10)', () => {
   });
 });
 
+describe('security: browser-session logins (the web UI) count like every other login (R8–R11)', () => {
+  const badSession = (server: TestServer, username: string, ip: string, password = 'not the right passphrase') =>
+    server.request('POST', '/v1/auth/session', { body: { username, password }, headers: from(ip) });
+
+  it('R9–R10: failed POST /v1/auth/session attempts lock the account, and the lockout answers like a wrong password (R8)', async () => {
+    await serverWith(async (server) => {
+      const admin = await setupAdmin(server);
+      await settle(server, admin.accessToken, { login: { failures_before_lockout: 3 } });
+      const bob = await createUser(server, admin.accessToken, []);
+      for (let i = 0; i < 3; i += 1) assertError(await badSession(server, bob.username, `203.0.113.${i + 1}`), 401, 'invalid_credentials');
+      const locked = await badSession(server, bob.username, '203.0.113.9', bob.password);
+      assertError(locked, 401, 'invalid_credentials');
+      assert.equal(locked.headers.get('set-cookie'), null, 'no session cookie for a locked account');
+      const list = await server.request('GET', '/v1/admin/security/locked-accounts', { token: admin.accessToken });
+      assert.deepEqual(list.body.map((entry: { user_id: string }) => entry.user_id), [bob.id]);
+      // The lockout is shared with the token login: the JSON route refuses bob too.
+      assertError(await badLogin(server, bob.username, '203.0.113.9', bob.password), 401, 'invalid_credentials');
+    }, proxied);
+  });
+
+  it('R11: failed browser-session logins from one IP ban it (429 ip_banned with Retry-After)', async () => {
+    await serverWith(async (server) => {
+      const admin = await setupAdmin(server);
+      await settle(server, admin.accessToken, { ip: { max_failures: 3, ban_seconds: 120 } });
+      for (let i = 0; i < 3; i += 1) assertError(await badSession(server, `guess${i}`, '203.0.113.7'), 401, 'invalid_credentials');
+      assertBanned(await badSession(server, adminCredentials.username, '203.0.113.7', adminCredentials.password), 'ip_banned', 120);
+      assert.equal((await badSession(server, adminCredentials.username, '203.0.113.8', adminCredentials.password)).status, 200, 'another IP is served');
+    }, proxied);
+  });
+});
+
 describe('security: bans per IP and per (IP, key) (R9, R11)', () => {
   it('R11: failed logins from one IP ban it: 429 ip_banned with Retry-After on every route; other IPs are served', async () => {
     await serverWith(async (server) => {

@@ -1,12 +1,11 @@
 /**
  * Edits a key's model restrictions (`model_permissions`): every model, or only the listed ones
- * (a model UID, or a kind of model). Entries are OR-ed; an empty "only these" list allows no model.
+ * (a model UID — picked from the running models or typed, for one not running yet — or a kind of
+ * model). Entries are OR-ed; an empty "only these" list allows no model.
  */
-import { ActionIcon, Button, Group, Radio, Select, Stack, Text, TextInput } from '@mantine/core';
-import type { ModelPermission } from '@svc/sdk';
-
-const modelTypes = ['LLM', 'embedding', 'rerank', 'image', 'video', 'audio'] as const;
-type ModelType = (typeof modelTypes)[number];
+import { ActionIcon, Autocomplete, Button, Group, Radio, Select, Stack, Text } from '@mantine/core';
+import type { Model, ModelPermission, ModelType } from '@svc/sdk';
+import { modelTypeOptions } from '../models/model-types.js';
 
 /** One editable row: a model UID or a kind of model. */
 export type Restriction = { permission_type: 'model_id'; permission_value: string } | { permission_type: 'model_type'; permission_value: ModelType };
@@ -36,7 +35,15 @@ export function describeModelPermissions(list: readonly ModelPermission[]): stri
   return access.restrictions.map((r) => (r.permission_type === 'model_id' ? r.permission_value : `any ${r.permission_value}`)).join(', ');
 }
 
-export function ModelPermissionsEditor({ value, onChange }: { value: ModelAccess; onChange(value: ModelAccess): void }) {
+export interface ModelPermissionsEditorProps {
+  value: ModelAccess;
+  onChange(value: ModelAccess): void;
+  /** The running models to pick a UID from (any other UID can still be typed). */
+  runningModels?: readonly Model[];
+}
+
+export function ModelPermissionsEditor({ value, onChange, runningModels = [] }: ModelPermissionsEditorProps) {
+  const uidOptions = runningModels.map((model) => ({ value: model.model_uid, label: model.model_uid }));
   const restrictions = value.mode === 'only' ? value.restrictions : [];
   const setRow = (index: number, row: Restriction) => onChange({ mode: 'only', restrictions: restrictions.map((r, i) => (i === index ? row : r)) });
   return (
@@ -69,18 +76,19 @@ export function ModelPermissionsEditor({ value, onChange }: { value: ModelAccess
                 }
               />
               {row.permission_type === 'model_id' ? (
-                <TextInput
+                <Autocomplete
                   label="Model UID"
                   style={{ flex: 1 }}
                   value={row.permission_value}
-                  placeholder="e.g. qwen2.5-instruct"
-                  onChange={(event) => setRow(index, { permission_type: 'model_id', permission_value: event.currentTarget.value })}
+                  data={uidOptions}
+                  placeholder={uidOptions.length === 0 ? 'e.g. qwen2.5-instruct' : 'Pick a running model or type a UID'}
+                  onChange={(uid) => setRow(index, { permission_type: 'model_id', permission_value: uid })}
                 />
               ) : (
                 <Select
                   label="Model type"
                   style={{ flex: 1 }}
-                  data={[...modelTypes]}
+                  data={modelTypeOptions}
                   value={row.permission_value}
                   allowDeselect={false}
                   onChange={(type) => setRow(index, { permission_type: 'model_type', permission_value: (type ?? 'LLM') as ModelType })}

@@ -1,6 +1,6 @@
 /**
- * `/`: the first page the user may open (the model launch page will live here once the model routes
- * exist; until then the user lands on the first page of the registry they may open).
+ * `/`: the model launch page for users who may open it (`models:list`); anyone else lands on the
+ * first page of the registry they may open, or a welcome note when there is none.
  */
 import { Alert } from '@mantine/core';
 import { Redirect } from 'wouter';
@@ -10,6 +10,8 @@ import { pages } from './registry.js';
 
 export function HomePage() {
   const me = useMe();
+  const home = pages.find((page) => page.path === '/');
+  if (home !== undefined && holdsAny(me.permissions, home.anyOf)) return <home.component />;
   const first = pages.find((page) => page.path !== '/' && holdsAny(me.permissions, page.anyOf));
   if (first !== undefined) return <Redirect to={first.path} replace />;
   return (

@@ -6,7 +6,7 @@
 import { Alert, Badge, Button, Code, CopyButton, Group, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
-import type { ApiKey, ApiKeyCreated, Me, User } from '@svc/sdk';
+import type { ApiKey, ApiKeyCreated, Me, Model, User } from '@svc/sdk';
 import { useState } from 'react';
 import { client } from '../api/client.js';
 import { useLoader } from '../api/use-loader.js';
@@ -137,7 +137,7 @@ export function KeysPage() {
       }} />}
       {dialog?.kind === 'created' && <ShownOnceDialog title="Your new API key" plaintext={dialog.key.key} onClose={close} once />}
       {dialog?.kind === 'revealed' && <ShownOnceDialog title={`Key ${dialog.key.name}`} plaintext={dialog.plaintext} onClose={close} once={false} />}
-      {dialog?.kind === 'models' && <ModelsDialog apiKey={dialog.key} onClose={close} onDone={keys.reload} />}
+      {dialog?.kind === 'models' && <ModelsDialog me={me} apiKey={dialog.key} onClose={close} onDone={keys.reload} />}
       <ConfirmDialog
         opened={dialog?.kind === 'delete'}
         title="Delete API key"
@@ -156,6 +156,12 @@ export function KeysPage() {
   );
 }
 
+/** The running models to pick a key's model restrictions from (none without `models:list`). */
+function useRunningModels(me: Me) {
+  const mayList = holds(me.permissions, 'models:list');
+  return useLoader(() => (mayList ? client.models.list() : Promise.resolve<Model[]>([])));
+}
+
 function CreateKeyDialog({ me, onClose, onCreated }: { me: Me; onClose(): void; onCreated(key: ApiKeyCreated): Promise<void> }) {
   // Creating a key for someone else needs keys:manage; choosing them from a list needs users:manage.
   const mayChooseOwner = holds(me.permissions, 'keys:manage') && holds(me.permissions, 'users:manage');
@@ -165,6 +171,7 @@ function CreateKeyDialog({ me, onClose, onCreated }: { me: Me; onClose(): void; 
     validate: { name: (value) => (value.trim() === '' ? 'Name the key (e.g. the program that uses it)' : null) },
   });
   const [access, setAccess] = useState<ModelAccess>({ mode: 'all' });
+  const running = useRunningModels(me);
   const submit = useSubmit(async (values: typeof form.values) => {
     const days = values.expiry === 'never' ? null : Number(values.expiry);
     const created = await client.keys.create({
@@ -196,7 +203,8 @@ function CreateKeyDialog({ me, onClose, onCreated }: { me: Me; onClose(): void; 
       )}
       <ErrorAlert error={users.error} title="Could not load the users" />
       <Select label="Expires" data={expiryChoices} allowDeselect={false} {...form.getInputProps('expiry')} />
-      <ModelPermissionsEditor value={access} onChange={setAccess} />
+      <ModelPermissionsEditor value={access} onChange={setAccess} runningModels={running.data ?? []} />
+      <ErrorAlert error={running.error} title="Could not load the running models (a UID can still be typed)" />
     </FormDialog>
   );
 }
@@ -228,8 +236,9 @@ function ShownOnceDialog({ title, plaintext, once, onClose }: { title: string; p
   );
 }
 
-function ModelsDialog({ apiKey, onClose, onDone }: { apiKey: ApiKey; onClose(): void; onDone(): Promise<void> }) {
+function ModelsDialog({ me, apiKey, onClose, onDone }: { me: Me; apiKey: ApiKey; onClose(): void; onDone(): Promise<void> }) {
   const [access, setAccess] = useState<ModelAccess>(toModelAccess(apiKey.model_permissions));
+  const running = useRunningModels(me);
   const submit = useSubmit(async () => {
     await client.keys.setModelPermissions(apiKey.id, toModelPermissions(access));
     notifications.show({ color: 'green', message: `Models of key ${apiKey.name} saved` });
@@ -250,7 +259,8 @@ function ModelsDialog({ apiKey, onClose, onDone }: { apiKey: ApiKey; onClose(): 
         void submit.run();
       }}
     >
-      <ModelPermissionsEditor value={access} onChange={setAccess} />
+      <ModelPermissionsEditor value={access} onChange={setAccess} runningModels={running.data ?? []} />
+      <ErrorAlert error={running.error} title="Could not load the running models (a UID can still be typed)" />
     </FormDialog>
   );
 }

@@ -10,7 +10,10 @@
  */
 import type { Permission } from '@svc/sdk';
 import type { ComponentType } from 'react';
+import { AuditPage } from './AuditPage.js';
 import { KeysPage } from './KeysPage.js';
+import { ModelsPage } from './ModelsPage.js';
+import { SecurityPage } from './SecurityPage.js';
 import { UsersPage } from './UsersPage.js';
 
 /** One page of the app. */
@@ -24,8 +27,14 @@ export interface PageDefinition {
   component: ComponentType;
 }
 
-/** The pages in navigation order. The first one the user may open is the landing page. */
+/**
+ * The pages in navigation order. `/` (the model launch page) is rendered by `HomePage`: a user who
+ * may not open it lands on the first other page they may open instead.
+ */
 export const pages: readonly PageDefinition[] = [
+  { path: '/', label: 'Models', anyOf: ['models:list'], component: ModelsPage },
   { path: '/users', label: 'Users', anyOf: ['users:manage'], component: UsersPage },
   { path: '/keys', label: 'API keys', anyOf: ['keys:create', 'keys:manage'], component: KeysPage },
+  { path: '/security', label: 'Security', anyOf: ['admin'], component: SecurityPage },
+  { path: '/audit', label: 'Audit', anyOf: ['admin'], component: AuditPage },
 ];

@@ -1,0 +1,11 @@
+/** The current time, updated every `intervalMs` (for countdowns). */
+import { useEffect, useState } from 'react';
+
+export function useNow(intervalMs = 1000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), intervalMs);
+    return () => window.clearInterval(timer);
+  }, [intervalMs]);
+  return now;
+}
