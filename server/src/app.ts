@@ -7,7 +7,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { AuditTrail } from './audit/audit-trail.js';
 import { requestEntry, type AuditContext } from './audit/request-audit.js';
 import { Authenticator, bearerCredential } from './auth/authenticator.js';
-import { BruteForceService, type BruteForceListener } from './brute-force/brute-force-service.js';
+import { BruteForceService, type BanStatus, type BruteForceListener } from './brute-force/brute-force-service.js';
 import { credentialId } from './brute-force/credential-id.js';
 import { holdsAny, type Permission } from './auth/permissions.js';
 import { anonymousPrincipal, type Principal } from './auth/principal.js';
@@ -21,11 +21,10 @@ import { ApiError } from './errors.js';
 import { answerClientError } from './http/client-errors.js';
 import { clientIp, trustedProxyFunction, type TrustFunction } from './http/client-ip.js';
 import { respond, toErrorResponse, type ErrorResponse } from './http/error-responses.js';
-import { SERVICE_VERSION } from './routes/health-routes.js';
 import { auditHandlers } from './routes/audit-routes.js';
 import { securityHandlers } from './routes/security-routes.js';
 import { authHandlers } from './routes/auth-routes.js';
-import { healthHandlers } from './routes/health-routes.js';
+import { healthHandlers, SERVICE_VERSION } from './routes/health-routes.js';
 import { keyHandlers } from './routes/key-routes.js';
 import { setupHandlers } from './routes/setup-routes.js';
 import { userHandlers } from './routes/user-routes.js';
@@ -115,7 +114,9 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   const level = typeof options.logger === 'object' ? (options.logger.level ?? 'info') : 'info';
   let services: ReturnType<typeof createServices> | undefined;
   try {
-    services = createServices(config, storage, logSink, options);
+    // One compiler for request bodies and for model family definitions sent as JSON text.
+    const bodyCompiler = new SchemaCompiler({ coerceTypes: false });
+    services = createServices(config, storage, logSink, options, bodyCompiler);
     for (const listener of options.bruteForceListeners ?? []) services.bruteForce.addListener(listener);
     const trust = trustedProxyFunction(config.trustedProxies);
     const app = Fastify({
@@ -139,7 +140,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     app.decorateRequest('audit', null as unknown as AuditContext);
     app.removeContentTypeParser('text/plain');
     registerErrorHandling(app, services, trust);
-    registerRoutes(app, services, new Authenticator(storage, services.accessTokens));
+    registerRoutes(app, services, new Authenticator(storage, services.accessTokens), bodyCompiler);
     registerAudit(app, services);
     await registerWebUi(app, config.frontend, app.log);
     const { audit, upstream } = services;
@@ -162,6 +163,7 @@ function createServices(
   storage: Storage,
   logSink: LogSink,
   options: AppOptions,
+  bodyCompiler: SchemaCompiler,
 ): Services & { accessTokens: AccessTokens; upstream: UpstreamEngine } {
   const jwtSecret = resolveSecret(config.jwtSecret, { label: 'JWT signing secret', mayGenerate: true });
   const storedKeys = storage.apiKeys.count();
@@ -187,7 +189,7 @@ function createServices(
   if (audit !== null) bruteForce.addListener(audit);
   const metrics = new ServerMetrics({
     processMetrics: options.processMetrics ?? true,
-    countActiveBans: (kind) => storage.bruteForce.activeBans(kind, Date.now()).length,
+    countActiveBans: (kind) => bruteForce.activeBans(kind).length,
   });
   bruteForce.addListener(banMetrics(metrics));
   return {
@@ -200,7 +202,7 @@ function createServices(
     keys: new KeyService(storage, encryption),
     models,
     inference: new InferenceService(models, upstream),
-    familyDefinitions: new FamilyDefinitionParser(),
+    familyDefinitions: new FamilyDefinitionParser(bodyCompiler),
     cache: new ManagedDirectory(config.cacheDirectory, 'cache entry'),
     virtualenvs: new ManagedDirectory(config.virtualenvDirectory, 'virtual environment'),
     logSink,
@@ -220,11 +222,22 @@ function banMetrics(metrics: ServerMetrics): BruteForceListener {
   };
 }
 
+/** The request's audit context; requests refused before routing (a malformed URL) never ran the onRequest hook that sets it. */
+function auditContext(request: FastifyRequest): AuditContext {
+  return (request.audit ??= { clientIp: request.socket.remoteAddress ?? '' });
+}
+
 /** Remembers the error code a response carries, for the audit record. */
 function noteError(request: FastifyRequest, response: ErrorResponse): void {
-  // Requests refused before routing (a malformed URL) never ran the onRequest hook.
-  request.audit ??= { clientIp: request.socket.remoteAddress ?? '' };
-  request.audit.errorCode = response.body.error.code;
+  auditContext(request).errorCode = response.body.error.code;
+}
+
+/** The 429 a banned caller gets, with the `Retry-After` the ban leaves. */
+function bannedError(ban: BanStatus): ApiError {
+  const from = ban.scope === 'ip' ? 'from this address' : 'with this credential';
+  return new ApiError(ban.scope === 'ip' ? 'ip_banned' : 'key_banned', `Too many failed attempts ${from}; try again in ${ban.retryAfterSeconds} seconds`, {
+    headers: { 'retry-after': String(ban.retryAfterSeconds) },
+  });
 }
 
 /** Records every API call when its response is sent, and the start-up. */
@@ -233,10 +246,7 @@ function registerAudit(app: FastifyInstance, services: Services): void {
   if (audit === null) return;
   audit.useLogger(app.log);
   app.addHook('onResponse', (request, reply, done) => {
-    request.audit ??= { clientIp: request.socket.remoteAddress ?? '' };
-    if (request.audit.record !== false) {
-      audit.enqueue(requestEntry(request, reply));
-    }
+    if (auditContext(request).record !== false) audit.enqueue(requestEntry(request, reply));
     done();
   });
   audit.recordEvent({
@@ -275,13 +285,7 @@ function registerErrorHandling(app: FastifyInstance, services: Services, trust: 
     request.audit = { clientIp: clientIp(request, trust) };
     if (config.authEnabled) {
       const ban = bruteForce.ipBan(request.audit.clientIp);
-      if (ban !== null) {
-        return done(
-          new ApiError('ip_banned', `Too many failed attempts from this address; try again in ${ban.retryAfterSeconds} seconds`, {
-            headers: { 'retry-after': String(ban.retryAfterSeconds) },
-          }),
-        );
-      }
+      if (ban !== null) return done(bannedError(ban));
     }
     const query = request.query as Record<string, unknown> | undefined;
     if (query !== undefined && credentialQueryParameters.some((name) => name in query)) {
@@ -291,7 +295,7 @@ function registerErrorHandling(app: FastifyInstance, services: Services, trust: 
   });
 }
 
-function registerRoutes(app: FastifyInstance, services: Services, authenticator: Authenticator): void {
+function registerRoutes(app: FastifyInstance, services: Services, authenticator: Authenticator, bodyCompiler: SchemaCompiler): void {
   const handlers: Handlers = {
     ...healthHandlers(services),
     ...setupHandlers(services),
@@ -304,7 +308,6 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
     ...securityHandlers(services),
     ...auditHandlers(services),
   };
-  const bodyCompiler = new SchemaCompiler({ coerceTypes: false });
   const parameterCompiler = new SchemaCompiler({ coerceTypes: true });
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? bodyCompiler : parameterCompiler).compile(schema as Record<string, unknown>),
@@ -350,11 +353,11 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
  */
 function authorize(spec: OperationSpec, services: Services, authenticator: Authenticator) {
   const { config, bruteForce } = services;
-  const admit = (request: FastifyRequest, principal: Principal): void => {
+  /** Sets the request's principal; answers the 403 when it lacks the operation's permissions. */
+  const admit = (request: FastifyRequest, principal: Principal): ApiError | undefined => {
     request.principal = principal;
-    if (!holdsAny(principal.permissions, spec.requiredPermissions)) {
-      throw new ApiError('permission_denied', `Missing permission: ${spec.requiredPermissions.join(' or ')}`);
-    }
+    if (holdsAny(principal.permissions, spec.requiredPermissions)) return undefined;
+    return new ApiError('permission_denied', `Missing permission: ${spec.requiredPermissions.join(' or ')}`);
   };
   /** Counts a guessed credential against the client IP and the (IP, credential) pair. */
   const countFailure = (request: FastifyRequest, error: unknown): void => {
@@ -383,13 +386,7 @@ function authorize(spec: OperationSpec, services: Services, authenticator: Authe
     if (bruteForce.hasKeyBans()) {
       const credential = bearerCredential(header);
       const ban = credential === null ? null : bruteForce.keyBan(request.audit.clientIp, credentialId(credential));
-      if (ban !== null) {
-        return done(
-          new ApiError('key_banned', `Too many failed attempts with this credential; try again in ${ban.retryAfterSeconds} seconds`, {
-            headers: { 'retry-after': String(ban.retryAfterSeconds) },
-          }),
-        );
-      }
+      if (ban !== null) return done(bannedError(ban));
     }
     let principal: Principal | Promise<Principal>;
     try {
@@ -400,14 +397,7 @@ function authorize(spec: OperationSpec, services: Services, authenticator: Authe
     }
     if (principal instanceof Promise) {
       principal.then(
-        (resolved) => {
-          try {
-            admit(request, resolved);
-          } catch (error) {
-            return done(error as Error);
-          }
-          done();
-        },
+        (resolved) => done(admit(request, resolved)),
         (error: unknown) => {
           countFailure(request, error);
           done(error as Error);
@@ -415,11 +405,6 @@ function authorize(spec: OperationSpec, services: Services, authenticator: Authe
       );
       return;
     }
-    try {
-      admit(request, principal);
-    } catch (error) {
-      return done(error as Error);
-    }
-    done();
+    done(admit(request, principal));
   };
 }

@@ -13,7 +13,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
-import type { BruteForceEvent, BruteForceListener } from '../brute-force/brute-force-service.js';
+import { keySubject, type BruteForceEvent, type BruteForceListener } from '../brute-force/brute-force-service.js';
 import type { AuditRepository } from '../storage/audit-repository.js';
 import { canonicalEncoding, cleanText, type AuditEntry } from './audit-entry.js';
 import type { WriterReply, WriterRequest } from './audit-writer-thread.js';
@@ -127,12 +127,17 @@ export class AuditTrail implements BruteForceListener {
         });
       }
     } else if (this.#timer === null) {
-      this.#timer = setTimeout(() => {
-        this.#timer = null;
-        void this.flush();
-      }, FLUSH_INTERVAL_MS);
-      this.#timer.unref();
+      this.#flushAfter(FLUSH_INTERVAL_MS);
     }
+  }
+
+  /** Flushes after `delayMs` (the timer does not keep the process alive). */
+  #flushAfter(delayMs: number): void {
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      void this.flush();
+    }, delayMs);
+    this.#timer.unref();
   }
 
   /** Queues an event record. */
@@ -209,13 +214,7 @@ export class AuditTrail implements BruteForceListener {
       this.#log?.error({ dropped }, 'audit queue overflow: oldest records dropped');
     }
     this.#log?.error({ err: error }, 'audit write failed; will retry');
-    if (!this.#closed && this.#timer === null) {
-      this.#timer = setTimeout(() => {
-        this.#timer = null;
-        void this.flush();
-      }, FLUSH_INTERVAL_MS * 10);
-      this.#timer.unref();
-    }
+    if (!this.#closed && this.#timer === null) this.#flushAfter(FLUSH_INTERVAL_MS * 10);
   }
 
   /** Prunes records older than the retention period now and then every few hours. */
@@ -274,7 +273,7 @@ export class AuditTrail implements BruteForceListener {
       category: 'security',
       status: event.action === 'ban' ? eventType : 'success',
       user_id: event.userId,
-      target: event.scope === 'account' ? event.userId : event.scope === 'key' ? `${event.ip ?? ''} ${event.keyId ?? ''}` : event.ip,
+      target: event.scope === 'account' ? event.userId : event.scope === 'key' ? keySubject(event.ip ?? '', event.keyId ?? '') : event.ip,
       reason: event.cause,
       client_ip: event.ip,
       details,

@@ -17,7 +17,7 @@ import { verifyAuditChainSync, type ChainVerification } from './verify-chain.js'
  * token or key in any field.
  */
 export function recordOfflineAuditEvent(storage: Storage, event: AuditEvent): void {
-  storage.audit.append([eventEntry({ category: 'system', ...event })]);
+  storage.audit.append([eventEntry(event)]);
 }
 
 /** Verifies the hash chain of the database behind `storage` and reports the first broken link. */

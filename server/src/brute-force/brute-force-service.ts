@@ -40,6 +40,11 @@ export interface BanStatus {
 
 const STALE_PRUNE_INTERVAL_MS = 60_000;
 
+/** The subject an (IP, credential) counter and ban is stored under, and the target audit records name it by. */
+export function keySubject(ip: string, keyId: string): string {
+  return `${ip} ${keyId}`;
+}
+
 /** Counts failures, bans, locks and lifts bans. */
 export class BruteForceService {
   readonly #storage: Storage;
@@ -87,7 +92,7 @@ export class BruteForceService {
   /** Whether the credential with id `keyId` is banned for `ip`. */
   keyBan(ip: string, keyId: string, now = Date.now()): BanStatus | null {
     this.#refreshCache();
-    return banStatus('key', this.#keyBans.get(`${ip} ${keyId}`), now);
+    return banStatus('key', this.#keyBans.get(keySubject(ip, keyId)), now);
   }
 
   /** Counts a failed API key or access token from `ip` (per IP and per IP and credential). */
@@ -97,7 +102,7 @@ export class BruteForceService {
     const events = this.#storage.transaction(() => {
       const found: BruteForceEvent[] = [];
       this.#countWindowed('ip', ip, { ip, keyId: null, userId: null }, settings.ip, now, found);
-      this.#countWindowed('key', `${ip} ${keyId}`, { ip, keyId, userId: null }, settings.key, now, found);
+      this.#countWindowed('key', keySubject(ip, keyId), { ip, keyId, userId: null }, settings.key, now, found);
       this.#pruneStale(settings, now);
       return found;
     });
@@ -129,7 +134,6 @@ export class BruteForceService {
 
   /** A successful login resets the account's failure count. */
   recordLoginSuccess(userId: string): void {
-    if (this.#storage.bruteForce.find('account', userId) === null) return;
     this.#storage.bruteForce.delete('account', userId, Date.now());
   }
 
@@ -226,7 +230,7 @@ export class BruteForceService {
       if (epoch === this.#cacheEpoch) return;
       for (const ban of this.#storage.bruteForce.activeBans(null, Date.now())) {
         if (ban.scope === 'ip' && ban.ip !== null) ipBans.set(ban.ip, ban.bannedUntil);
-        if (ban.scope === 'key' && ban.ip !== null && ban.keyId !== null) keyBans.set(`${ban.ip} ${ban.keyId}`, ban.bannedUntil);
+        if (ban.scope === 'key' && ban.ip !== null && ban.keyId !== null) keyBans.set(keySubject(ban.ip, ban.keyId), ban.bannedUntil);
       }
     } catch {
       return;
@@ -254,6 +258,6 @@ function banStatus(scope: 'ip' | 'key', until: number | undefined, now: number):
 
 function subjectOf(scope: BruteForceScope, subject: { ip?: string; keyId?: string; userId?: string }): string {
   if (scope === 'ip') return subject.ip ?? '';
-  if (scope === 'key') return `${subject.ip ?? ''} ${subject.keyId ?? ''}`;
+  if (scope === 'key') return keySubject(subject.ip ?? '', subject.keyId ?? '');
   return subject.userId ?? '';
 }

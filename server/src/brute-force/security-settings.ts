@@ -48,14 +48,7 @@ export function mergeSettings(current: SecuritySettings, update: SecuritySetting
 export function parseStoredSettings(json: string | null): SecuritySettings {
   if (json === null) return defaultSecuritySettings;
   try {
-    const stored = JSON.parse(json) as Partial<SecuritySettings>;
-    const merged = {
-      ip: { ...defaultSecuritySettings.ip, ...stored.ip },
-      key: { ...defaultSecuritySettings.key, ...stored.key },
-      login: { ...defaultSecuritySettings.login, ...stored.login },
-    };
-    assertValid(merged);
-    return merged;
+    return mergeSettings(defaultSecuritySettings, JSON.parse(json) as SecuritySettingsUpdate);
   } catch {
     return defaultSecuritySettings;
   }

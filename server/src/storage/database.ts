@@ -75,10 +75,7 @@ export function openDatabaseReadOnly(path: string): Database | null {
   if (!existsSync(path)) return null;
   const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
   try {
-    const current = db.pragma('user_version', { simple: true }) as number;
-    if (current > schemaVersion) {
-      throw new Error(`the database schema (version ${current}) is newer than this server (version ${schemaVersion}); upgrade svc`);
-    }
+    const current = storedVersion(db);
     if (current === schemaVersion) return db;
     if (current === 0) {
       db.close();
@@ -103,12 +100,18 @@ export function openDatabaseReadOnly(path: string): Database | null {
 /** The schema version the code expects (the number of the last migration). */
 export const schemaVersion = latestVersion();
 
+/** The database's schema version. @throws when it is newer than this code. */
+function storedVersion(db: Database): number {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > schemaVersion) {
+    throw new Error(`the database schema (version ${current}) is newer than this server (version ${schemaVersion}); upgrade svc`);
+  }
+  return current;
+}
+
 function migrate(db: Database): void {
   const apply = db.transaction(() => {
-    const current = db.pragma('user_version', { simple: true }) as number;
-    if (current > schemaVersion) {
-      throw new Error(`the database schema (version ${current}) is newer than this server (version ${schemaVersion}); upgrade svc`);
-    }
+    const current = storedVersion(db);
     for (const migration of pendingMigrations(current)) db.exec(migration.sql);
     if (current !== schemaVersion) db.pragma(`user_version = ${schemaVersion}`);
   });
