@@ -84,6 +84,12 @@ export function useSession(): SessionContextValue {
   return value;
 }
 
+/** The shortest password the server accepts (from the setup status; 15 until that is known). */
+export function usePasswordMinLength(): number {
+  const { state } = useSession();
+  return state.phase === 'ready' ? state.setup.password_min_length : 15;
+}
+
 /** The logged-in account; use only on pages rendered for a ready session. */
 export function useMe(): Me {
   const { state } = useSession();

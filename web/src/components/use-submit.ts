@@ -20,3 +20,10 @@ export function useSubmit<Args extends unknown[]>(action: (...args: Args) => Pro
   );
   return { busy, error, run, reset: () => setError(null) };
 }
+
+const perform = (work: () => Promise<void>) => work();
+
+/** Runs whatever work `run` is handed (a table row's buttons), keeping the last failure for display. */
+export function useAction() {
+  return useSubmit(perform);
+}

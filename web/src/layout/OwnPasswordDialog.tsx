@@ -8,15 +8,15 @@ import { PasswordInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import { client } from '../api/client.js';
-import { useMe, useSession } from '../auth/session.js';
+import { useMe, usePasswordMinLength, useSession } from '../auth/session.js';
 import { FormDialog } from '../components/FormDialog.js';
 import { passwordValidators } from '../components/password-rules.js';
 import { useSubmit } from '../components/use-submit.js';
 
 export function OwnPasswordDialog({ onClose }: { onClose(): void }) {
   const me = useMe();
-  const { state, login } = useSession();
-  const minLength = state.phase === 'ready' ? state.setup.password_min_length : 15;
+  const { login } = useSession();
+  const minLength = usePasswordMinLength();
   const form = useForm({
     initialValues: { current: '', password: '', confirmation: '' },
     validate: { current: (value) => (value === '' ? 'Enter your current password' : null), ...passwordValidators(minLength) },

@@ -20,7 +20,7 @@ import { formatTime } from '../components/format.js';
 import { GuardedButton } from '../components/GuardedButton.js';
 import { describeModelPermissions, ModelPermissionsEditor, toModelAccess, toModelPermissions, type ModelAccess } from '../components/ModelPermissionsEditor.js';
 import { PageHeader } from '../components/PageHeader.js';
-import { useSubmit } from '../components/use-submit.js';
+import { useAction, useSubmit } from '../components/use-submit.js';
 
 type Dialog =
   | { kind: 'create' }
@@ -47,25 +47,17 @@ export function KeysPage() {
   const manages = holds(me.permissions, 'keys:manage');
   const keys = useLoader(() => client.keys.list());
   const [dialog, setDialog] = useState<Dialog>(null);
-  const [actionError, setActionError] = useState<unknown>(null);
+  const action = useAction();
   const close = () => setDialog(null);
 
-  const act = async (work: () => Promise<void>) => {
-    setActionError(null);
-    try {
-      await work();
-    } catch (error) {
-      setActionError(error);
-    }
-  };
   const setEnabled = (key: ApiKey, enabled: boolean) =>
-    act(async () => {
+    action.run(async () => {
       await client.keys.update(key.id, { enabled });
       notifications.show({ color: 'green', message: `Key ${key.name} ${enabled ? 'enabled' : 'disabled'}` });
       await keys.reload();
     });
   const reveal = (key: ApiKey) =>
-    act(async () => {
+    action.run(async () => {
       setDialog({ kind: 'revealed', key, plaintext: await client.keys.reveal(key.id) });
     });
 
@@ -129,7 +121,7 @@ export function KeysPage() {
         }
       />
       <ErrorAlert error={keys.error} title="Could not load the keys" />
-      <ErrorAlert error={actionError} />
+      <ErrorAlert error={action.error} />
       <DataTable caption="API keys" columns={columns} rows={keys.data ?? []} rowKey={(key) => key.id} empty={keys.loading ? 'Loading…' : 'No API keys yet.'} minWidth={1000} />
       {dialog?.kind === 'create' && <CreateKeyDialog me={me} onClose={close} onCreated={async (key) => {
         setDialog({ kind: 'created', key });

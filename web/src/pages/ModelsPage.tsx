@@ -17,6 +17,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { DataTable, type Column } from '../components/DataTable.js';
 import { ErrorAlert } from '../components/ErrorAlert.js';
 import { FormDialog } from '../components/FormDialog.js';
+import { formatTime } from '../components/format.js';
 import { GuardedButton } from '../components/GuardedButton.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { useSubmit } from '../components/use-submit.js';
@@ -37,7 +38,7 @@ async function listFamilies(): Promise<ModelRegistration[]> {
 }
 
 function launchedAt(model: Model): string {
-  return new Date(model.created * 1000).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return formatTime(new Date(model.created * 1000).toISOString());
 }
 
 export function ModelsPage() {

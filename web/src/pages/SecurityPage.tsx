@@ -17,7 +17,7 @@ import { formatDuration, formatTime } from '../components/format.js';
 import { GuardedButton } from '../components/GuardedButton.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { useNow } from '../components/use-now.js';
-import { useSubmit } from '../components/use-submit.js';
+import { useAction, useSubmit } from '../components/use-submit.js';
 
 /** The bans in force, and when the server was asked (the countdowns start from there). */
 interface Bans {
@@ -48,7 +48,7 @@ export function SecurityPage() {
   const bans = useLoader(loadBans);
   const now = useNow(1000);
   const [confirm, setConfirm] = useState<BulkAction | null>(null);
-  const [actionError, setActionError] = useState<unknown>(null);
+  const action = useAction();
 
   // Time left, counted down in the page from what the server said when asked (no clock skew).
   const left = (remainingSeconds: number) => Math.max(0, Math.ceil(((bans.data?.fetchedAt ?? now) + remainingSeconds * 1000 - now) / 1000));
@@ -64,15 +64,26 @@ export function SecurityPage() {
     return () => window.clearInterval(timer);
   }, [bans.reload]);
 
-  const act = async (work: () => Promise<string>) => {
-    setActionError(null);
-    try {
-      notifications.show({ color: 'green', message: await work() });
-      await bans.reload();
-    } catch (error) {
-      setActionError(error);
-    }
-  };
+  /** The Actions column of a ban table: one button that lifts the ban, says so and reloads the bans. */
+  const liftColumn = <Ban,>(label: string, describe: (ban: Ban) => string, lift: (ban: Ban) => Promise<string>): Column<Ban> => ({
+    header: 'Actions',
+    nowrap: true,
+    cell: (ban) => (
+      <GuardedButton
+        refusal={null}
+        aria-label={describe(ban)}
+        onClick={() =>
+          void action.run(async () => {
+            notifications.show({ color: 'green', message: await lift(ban) });
+            await bans.reload();
+          })
+        }
+      >
+        {label}
+      </GuardedButton>
+    ),
+  });
+  const firstLoad = bans.loading && bans.data === undefined;
   const remaining = (ban: { remaining_seconds: number }) => {
     const seconds = left(ban.remaining_seconds);
     return <span aria-label={`${formatDuration(seconds)} left`}>{seconds === 0 ? 'ending' : formatDuration(seconds)}</span>;
@@ -82,72 +93,42 @@ export function SecurityPage() {
     { header: 'IP', nowrap: true, cell: (ban) => <Code>{ban.ip}</Code> },
     { header: 'Banned until', cell: (ban) => formatTime(ban.banned_until) },
     { header: 'Time left', nowrap: true, cell: remaining },
-    {
-      header: 'Actions',
-      nowrap: true,
-      cell: (ban) => (
-        <GuardedButton
-          refusal={null}
-          aria-label={`Unban IP ${ban.ip}`}
-          onClick={() =>
-            void act(async () => {
-              await client.security.unbanIp(ban.ip);
-              return `IP ${ban.ip} unbanned`;
-            })
-          }
-        >
-          Unban
-        </GuardedButton>
-      ),
-    },
+    liftColumn<BannedIp>(
+      'Unban',
+      (ban) => `Unban IP ${ban.ip}`,
+      async (ban) => {
+        await client.security.unbanIp(ban.ip);
+        return `IP ${ban.ip} unbanned`;
+      },
+    ),
   ];
   const keyColumns: Column<BannedKey>[] = [
     { header: 'IP', nowrap: true, cell: (ban) => <Code>{ban.ip}</Code> },
     { header: 'Credential', nowrap: true, cell: (ban) => <Code title="A digest of the key or token that failed; the credential itself is never stored">{ban.key_id}</Code> },
     { header: 'Banned until', cell: (ban) => formatTime(ban.banned_until) },
     { header: 'Time left', nowrap: true, cell: remaining },
-    {
-      header: 'Actions',
-      nowrap: true,
-      cell: (ban) => (
-        <GuardedButton
-          refusal={null}
-          aria-label={`Unban credential ${ban.key_id} from ${ban.ip}`}
-          onClick={() =>
-            void act(async () => {
-              await client.security.unbanKey(ban.ip, ban.key_id);
-              return `Credential ${ban.key_id} unbanned for ${ban.ip}`;
-            })
-          }
-        >
-          Unban
-        </GuardedButton>
-      ),
-    },
+    liftColumn<BannedKey>(
+      'Unban',
+      (ban) => `Unban credential ${ban.key_id} from ${ban.ip}`,
+      async (ban) => {
+        await client.security.unbanKey(ban.ip, ban.key_id);
+        return `Credential ${ban.key_id} unbanned for ${ban.ip}`;
+      },
+    ),
   ];
   const accountColumns: Column<LockedAccount>[] = [
     { header: 'User', nowrap: true, cell: (account) => <strong>{account.username ?? account.user_id}</strong> },
     { header: 'Lockouts', nowrap: true, cell: (account) => account.lockouts },
     { header: 'Locked until', cell: (account) => formatTime(account.locked_until) },
     { header: 'Time left', nowrap: true, cell: remaining },
-    {
-      header: 'Actions',
-      nowrap: true,
-      cell: (account) => (
-        <GuardedButton
-          refusal={null}
-          aria-label={`Unlock account ${account.username ?? account.user_id}`}
-          onClick={() =>
-            void act(async () => {
-              await client.security.unlockAccount(account.user_id);
-              return `Account ${account.username ?? account.user_id} unlocked`;
-            })
-          }
-        >
-          Unlock
-        </GuardedButton>
-      ),
-    },
+    liftColumn<LockedAccount>(
+      'Unlock',
+      (account) => `Unlock account ${account.username ?? account.user_id}`,
+      async (account) => {
+        await client.security.unlockAccount(account.user_id);
+        return `Account ${account.username ?? account.user_id} unlocked`;
+      },
+    ),
   ];
 
   const section = (action: BulkAction, title: string, description: string, count: number, table: ReactNode) => (
@@ -183,13 +164,13 @@ export function SecurityPage() {
       <ErrorAlert error={settings.error} title="Could not load the settings" />
       {settings.data !== undefined && <SettingsForm key={JSON.stringify(settings.data)} settings={settings.data} onSaved={settings.reload} />}
       <ErrorAlert error={bans.error} title="Could not load the bans" />
-      <ErrorAlert error={actionError} />
+      <ErrorAlert error={action.error} />
       {section(
         'ips',
         'Banned IPs',
         'Addresses with too many failed logins, keys or tokens: every request from them is refused until the ban ends.',
         bans.data?.ips.length ?? 0,
-        <DataTable caption="Banned IPs" columns={ipColumns} rows={bans.data?.ips ?? []} rowKey={(ban) => ban.ip} empty={bans.loading && bans.data === undefined ? 'Loading…' : 'No IP is banned.'} minWidth={600} />,
+        <DataTable caption="Banned IPs" columns={ipColumns} rows={bans.data?.ips ?? []} rowKey={(ban) => ban.ip} empty={firstLoad ? 'Loading…' : 'No IP is banned.'} minWidth={600} />,
       )}
       {section(
         'keys',
@@ -201,7 +182,7 @@ export function SecurityPage() {
           columns={keyColumns}
           rows={bans.data?.keys ?? []}
           rowKey={(ban) => `${ban.ip} ${ban.key_id}`}
-          empty={bans.loading && bans.data === undefined ? 'Loading…' : 'No key is banned.'}
+          empty={firstLoad ? 'Loading…' : 'No key is banned.'}
           minWidth={700}
         />,
       )}
@@ -215,7 +196,7 @@ export function SecurityPage() {
           columns={accountColumns}
           rows={bans.data?.accounts ?? []}
           rowKey={(account) => account.user_id}
-          empty={bans.loading && bans.data === undefined ? 'Loading…' : 'No account is locked.'}
+          empty={firstLoad ? 'Loading…' : 'No account is locked.'}
           minWidth={600}
         />,
       )}

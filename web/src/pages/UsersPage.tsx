@@ -11,7 +11,7 @@ import { useState } from 'react';
 import { client } from '../api/client.js';
 import { useLoader } from '../api/use-loader.js';
 import { whyNotAdminister, whyNotRemoveAdmin } from '../auth/permissions.js';
-import { useMe, useSession } from '../auth/session.js';
+import { useMe, usePasswordMinLength } from '../auth/session.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { DataTable, type Column } from '../components/DataTable.js';
 import { ErrorAlert } from '../components/ErrorAlert.js';
@@ -21,29 +21,24 @@ import { GuardedButton } from '../components/GuardedButton.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { passwordValidators } from '../components/password-rules.js';
 import { PermissionPicker } from '../components/PermissionPicker.js';
-import { useSubmit } from '../components/use-submit.js';
+import { useAction, useSubmit } from '../components/use-submit.js';
 
 type Dialog = { kind: 'create' } | { kind: 'permissions' | 'password' | 'delete'; user: User } | null;
 
 export function UsersPage() {
   const me = useMe();
-  const { state } = useSession();
-  const minLength = state.phase === 'ready' ? state.setup.password_min_length : 15;
+  const minLength = usePasswordMinLength();
   const users = useLoader(() => client.users.list());
   const [dialog, setDialog] = useState<Dialog>(null);
-  const [actionError, setActionError] = useState<unknown>(null);
+  const action = useAction();
   const list = users.data ?? [];
 
-  const setEnabled = async (user: User, enabled: boolean) => {
-    setActionError(null);
-    try {
+  const setEnabled = (user: User, enabled: boolean) =>
+    action.run(async () => {
       await client.users.update(user.id, { enabled });
       notifications.show({ color: 'green', message: `${user.username} ${enabled ? 'enabled' : 'disabled'}` });
       await users.reload();
-    } catch (error) {
-      setActionError(error);
-    }
-  };
+    });
 
   const columns: Column<User>[] = [
     { header: 'Username', cell: (user) => <strong>{user.username}</strong> },
@@ -99,7 +94,7 @@ export function UsersPage() {
         action={<Button onClick={() => setDialog({ kind: 'create' })}>Create user</Button>}
       />
       <ErrorAlert error={users.error} title="Could not load the users" />
-      <ErrorAlert error={actionError} />
+      <ErrorAlert error={action.error} />
       <DataTable caption="Users" columns={columns} rows={list} rowKey={(user) => user.id} empty={users.loading ? 'Loading…' : 'No users.'} />
       {dialog?.kind === 'create' && <CreateUserDialog me={me} minLength={minLength} onClose={() => setDialog(null)} onDone={users.reload} />}
       {dialog?.kind === 'permissions' && <PermissionsDialog me={me} user={dialog.user} onClose={() => setDialog(null)} onDone={users.reload} />}
