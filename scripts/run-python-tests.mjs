@@ -20,10 +20,7 @@ if (major !== 3 || minor < 9) {
   console.error(`run-python-tests: ${python} is Python ${version}: the Python client's tests need Python 3.9 or later`);
   process.exit(1);
 }
-/**
- * The suite folders under python/. `tests_models` (the model routes) joins once the server has them
- * (issue 4).
- */
+/** The suite folders under python/: the client's core, and `tests_models` (the model routes). */
 const suites = ['tests', 'tests_models'];
 const pythonPath = [join(root, 'python', 'src'), join(root, 'python'), process.env.PYTHONPATH].filter(Boolean).join(delimiter);
 console.log(`run-python-tests: Python ${version}`);

@@ -1,9 +1,9 @@
 """Every ``python`` example of docs/python.md runs against a real server and prints what the guide
-says (the ``python models`` ones are run by ``python/tests_models`` once the model routes exist)."""
+says (the ``python models`` ones are run by ``python/tests_models``)."""
 
 from __future__ import annotations
 
-from .support.docs import GUIDE, code_blocks, run_block
+from .support.docs import GUIDE, add_example_tests, code_blocks
 from .support.fixtures import ServerTestCase
 
 BLOCKS = code_blocks(GUIDE.read_text(encoding="utf-8"))
@@ -26,13 +26,4 @@ class GuideExamplesTest(ServerTestCase):
     """One test per example, in the guide's order (they share one server, as a reader's would)."""
 
 
-def _example_test(block_index: int):  # type: ignore[no-untyped-def]
-    def test(self: GuideExamplesTest) -> None:
-        run_block(self, BLOCKS[block_index], self.base_url)
-
-    return test
-
-
-for _index, _block in enumerate(BLOCKS):
-    if _block.info == "python":
-        setattr(GuideExamplesTest, f"test_docs_python_md_line_{_block.line:04d}", _example_test(_index))
+add_example_tests(GuideExamplesTest, BLOCKS, "python")

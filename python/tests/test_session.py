@@ -10,8 +10,8 @@ from typing import Any, Callable, List
 
 from svc_client import AuthenticationError, Client, InternalServerError
 
-from .support.fixtures import ServerTestCase
-from .support.proxy import RecordingProxy, answer
+from .support.fixtures import ProxiedServerTestCase
+from .support.proxy import answer
 from .support.server import ADMIN_USERNAME, raw_request
 from .support.tokens import expired_copy
 
@@ -45,18 +45,16 @@ def in_threads(call: Callable[[], Any], count: int = THREADS) -> List[Any]:
         return list(pool.map(lambda _: run(), range(count)))
 
 
-class RefreshTest(ServerTestCase):
-    proxy: RecordingProxy
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        super().setUpClass()
-        cls.proxy = RecordingProxy(cls.base_url)
-        cls.addClassCleanup(cls.proxy.close)
-
-    def setUp(self) -> None:
-        super().setUp()
-        self.proxy.reset()
+class RefreshTest(ProxiedServerTestCase):
+    def forge_expired_token(self, client: Client) -> str:
+        """Swaps the client's access token for one signed with the server's real secret and expired
+        beyond its leeway, while the client still believes it fresh: only the server's answer can
+        trigger the refresh. Returns the forged token."""
+        session = session_of(client)
+        stored = session.stored
+        forged = expired_copy(stored.access_token, self.server.jwt_secret)
+        session.replace(type(stored)(forged, stored.refresh_token, stored.access_token_expires_at))
+        return forged
 
     def test_proactive_one_refresh_for_many_threads(self) -> None:
         client = self.logged_in_admin(self.proxy.base_url)
@@ -76,24 +74,16 @@ class RefreshTest(ServerTestCase):
 
     def test_reactive_refresh_and_replay_on_token_expired(self) -> None:
         client = self.logged_in_admin(self.proxy.base_url)
-        session = session_of(client)
-        stored = session.stored
-        # Signed with the server's real secret and expired beyond its leeway, while the client still
-        # believes it fresh: only the server's answer can trigger the refresh.
-        forged = expired_copy(stored.access_token, self.server.jwt_secret)
-        session.replace(type(stored)(forged, stored.refresh_token, stored.access_token_expires_at))
+        forged = self.forge_expired_token(client)
         self.proxy.reset()
 
         self.assertEqual(client.auth.me()["username"], ADMIN_USERNAME)
         self.assertEqual(self.proxy.requests, ["GET /v1/auth/me 401", "POST /v1/auth/refresh 200", "GET /v1/auth/me 200"])
-        self.assertNotEqual(session.stored.access_token, forged)
+        self.assertNotEqual(session_of(client).stored.access_token, forged)
 
     def test_reactive_one_refresh_for_many_threads(self) -> None:
         client = self.logged_in_admin(self.proxy.base_url)
-        session = session_of(client)
-        stored = session.stored
-        forged = expired_copy(stored.access_token, self.server.jwt_secret)
-        session.replace(type(stored)(forged, stored.refresh_token, stored.access_token_expires_at))
+        self.forge_expired_token(client)
         self.proxy.reset()
 
         results = in_threads(client.auth.me)

@@ -7,27 +7,18 @@ import socket
 
 from svc_client import APIConnectionError, APIError, APIConnectionTimeoutError, Client, ConflictError, InternalServerError, RateLimitError
 
-from .support.fixtures import ServerTestCase, long_password, unique_name
-from .support.proxy import RecordingProxy, answer, delay, drop_connection
+from .support.fixtures import ProxiedServerTestCase, ServerTestCase, long_password, unique_name
+from .support.proxy import answer, delay, drop_connection
 
 UNAVAILABLE = b'{"detail":"The service is temporarily unavailable","error":{"message":"The service is temporarily unavailable","type":"server_error","code":"service_unavailable"}}'
 TOO_MANY = b'{"detail":"Too many requests","error":{"message":"Too many requests","type":"rate_limit_error","code":"rate_limited"}}'
 JSON = {"Content-Type": "application/json"}
 
 
-class RetryTest(ServerTestCase):
-    proxy: RecordingProxy
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        super().setUpClass()
-        cls.proxy = RecordingProxy(cls.base_url)
-        cls.addClassCleanup(cls.proxy.close)
-
+class RetryTest(ProxiedServerTestCase):
     def setUp(self) -> None:
         super().setUp()
         self.client = Client(self.proxy.base_url, api_key=self.admin_key)
-        self.proxy.reset()
 
     def test_a_get_is_retried_after_a_503_honouring_retry_after(self) -> None:
         self.proxy.fail_next(answer(503, {**JSON, "Retry-After": "0"}, UNAVAILABLE), times=2)

@@ -47,8 +47,8 @@ const program = new Command('svc-migrate-auth')
       const storage = Storage.openReadOnly(dbPath);
       try {
         const plan = planMigration(users, storage, planOptions);
-        print(plan.conflicts.length === 0 ? plan : null, options, true);
         if (plan.conflicts.length > 0) throw conflictError(plan.conflicts);
+        print(plan, options, true);
       } finally {
         storage?.close();
       }
@@ -86,8 +86,7 @@ function readLegacyUsers(file: string) {
   throw new CliError(ExitCode.usage, `${validation.problems.length} problem${validation.problems.length === 1 ? '' : 's'} in ${file}; nothing was written`);
 }
 
-function print(plan: Parameters<typeof planReport>[0] | null, options: Options, dryRun: boolean): void {
-  if (plan === null) return;
+function print(plan: Parameters<typeof planReport>[0], options: Options, dryRun: boolean): void {
   process.stdout.write(options.json === true ? `${JSON.stringify(planData(plan, dryRun), null, 2)}\n` : planReport(plan, !dryRun));
 }
 

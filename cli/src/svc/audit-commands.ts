@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { type Column } from '../output.js';
 import { createContext, withConnectionOptions, type ConnectionOptions } from './context.js';
+import { definedFields } from './defined-fields.js';
 
 const recordColumns: Column<AuditRecord>[] = [
   { heading: 'ID', value: (r) => String(r.id) },
@@ -76,20 +77,20 @@ export function registerAuditCommands(program: Command): void {
     .option('--size <n>', 'records per page (1-1000, default 50)', wholeNumber(1, 1000))
     .option('--page-from <n>', 'skip this many matching records', wholeNumber(0, 1_000_000))
     .action(async (options: SearchOptions) => {
-      const query: AuditSearchQuery = {
-        ...(options.from === undefined ? {} : { time_from: options.from }),
-        ...(options.to === undefined ? {} : { time_to: options.to }),
-        ...(options.user === undefined ? {} : { user: options.user }),
-        ...(options.apiKeyName === undefined ? {} : { api_key_name: options.apiKeyName }),
-        ...(options.modelId === undefined ? {} : { model_id: options.modelId }),
-        ...(options.clientIp === undefined ? {} : { client_ip: options.clientIp }),
-        ...(options.category === undefined ? {} : { category: options.category }),
-        ...(options.status === undefined ? {} : { status: options.status }),
-        ...(options.eventType === undefined ? {} : { event_type: options.eventType }),
-        ...(options.action === undefined ? {} : { action: options.action }),
-        ...(options.size === undefined ? {} : { size: options.size }),
-        ...(options.pageFrom === undefined ? {} : { page_from: options.pageFrom }),
-      };
+      const query: AuditSearchQuery = definedFields({
+        time_from: options.from,
+        time_to: options.to,
+        user: options.user,
+        api_key_name: options.apiKeyName,
+        model_id: options.modelId,
+        client_ip: options.clientIp,
+        category: options.category,
+        status: options.status,
+        event_type: options.eventType,
+        action: options.action,
+        size: options.size,
+        page_from: options.pageFrom,
+      });
       const context = createContext(options);
       const result = await context.client.audit.search(query);
       if (context.output.json) return context.output.data(result);

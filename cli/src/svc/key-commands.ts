@@ -7,6 +7,7 @@ import { Command, Option } from 'commander';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { showList, showTime, type Column } from '../output.js';
 import { createContext, withConnectionOptions, type ConnectionOptions } from './context.js';
+import { definedFields } from './defined-fields.js';
 import { parseExpiry, parsePermissionList } from './parse.js';
 import { resolveUserId } from './resolve-user.js';
 
@@ -48,10 +49,7 @@ export function registerKeyCommands(program: Command): void {
       const owner = options.owner === undefined ? undefined : await resolveUserId(context.client, options.owner);
       const created = await context.client.keys.create({
         name: options.name,
-        ...(options.description === undefined ? {} : { description: options.description }),
-        ...(owner === undefined ? {} : { owner }),
-        ...(options.expiresAt === undefined ? {} : { expires_at: options.expiresAt }),
-        ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
+        ...definedFields({ description: options.description, owner, expires_at: options.expiresAt, permissions: options.permissions }),
       });
       if (context.output.json) return context.output.data(created);
       process.stdout.write(

@@ -11,6 +11,7 @@ import { CliError, ExitCode } from '../exit-codes.js';
 import { showTime, type Column } from '../output.js';
 import { promptSecret } from '../prompt.js';
 import { createContext, withConnectionOptions, type ConnectionOptions } from './context.js';
+import { definedFields } from './defined-fields.js';
 
 /** The model types of the contract (`ModelType`). */
 export const modelTypes: readonly ModelType[] = ['LLM', 'embedding', 'rerank', 'image', 'video', 'audio'];
@@ -77,12 +78,14 @@ export function registerModelCommands(program: Command): void {
       const upstreamApiKey = options.upstreamApiKey === '-' ? await promptSecret('Upstream API key: ') : options.upstreamApiKey;
       const body: ModelLaunch = {
         model_name: options.modelName,
-        ...(options.modelUid === undefined ? {} : { model_uid: options.modelUid }),
-        ...(options.modelType === undefined ? {} : { model_type: options.modelType }),
-        ...(options.modelEngine === undefined ? {} : { model_engine: options.modelEngine }),
-        ...(options.upstreamBaseUrl === undefined ? {} : { upstream_base_url: options.upstreamBaseUrl }),
-        ...(upstreamApiKey === undefined ? {} : { upstream_api_key: upstreamApiKey }),
-        ...(options.upstreamModel === undefined ? {} : { upstream_model: options.upstreamModel }),
+        ...definedFields({
+          model_uid: options.modelUid,
+          model_type: options.modelType,
+          model_engine: options.modelEngine,
+          upstream_base_url: options.upstreamBaseUrl,
+          upstream_api_key: upstreamApiKey,
+          upstream_model: options.upstreamModel,
+        }),
       };
       const model = await context.client.models.launch(body);
       const where = model.upstream === null ? '' : ` at ${model.upstream.base_url}`;

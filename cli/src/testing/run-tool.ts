@@ -3,7 +3,8 @@
  * environment and standard input (not a terminal), or through a pseudo-terminal driven by python3's
  * `pty` module (prompts are answered when their text appears).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /** The compiled tools. */
@@ -23,11 +24,16 @@ export interface ToolResult {
 /** Runs `script` with `args`; `input` is written to its stdin (then closed). */
 export function runTool(script: string, args: readonly string[], options: { env: Record<string, string>; input?: string }): Promise<ToolResult> {
   const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end(options.input ?? '');
+  return outcome(child);
+}
+
+/** How `child` ends: its exit code and everything it wrote. */
+function outcome(child: ChildProcess & { stdout: Readable; stderr: Readable }): Promise<ToolResult> {
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(options.input ?? '');
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
@@ -102,13 +108,5 @@ export async function runInPty(
 }
 
 function runPython(spec: string): Promise<ToolResult> {
-  const child = spawn('python3', ['-c', PTY_DRIVER, spec], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return outcome(spawn('python3', ['-c', PTY_DRIVER, spec], { stdio: ['ignore', 'pipe', 'pipe'] }));
 }

@@ -29,3 +29,8 @@ NOT_GIVEN = NotGiven()
 def given(**fields: Any) -> Dict[str, Any]:
     """The fields that were given (not :data:`NOT_GIVEN`), as a request body."""
     return {name: value for name, value in fields.items() if not isinstance(value, NotGiven)}
+
+
+def present(**fields: Any) -> Dict[str, Any]:
+    """The fields that were given and are not None, as a request body (for arguments whose None means "leave out")."""
+    return {name: value for name, value in fields.items() if value is not None and not isinstance(value, NotGiven)}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional, Tuple
+from typing import Any, Callable, Mapping, Optional
 
 from .errors import AuthenticationError, BadRequestError, SvcError
 from .types import TokenPair
@@ -46,7 +46,7 @@ class Session:
         self._refresh_lock = threading.Lock()
         # Bumped after every refresh attempt, with its outcome: threads that waited share it.
         self._refresh_attempts = 0
-        self._last_refresh: Tuple[int, Optional[SvcError]] = (0, None)
+        self._last_refresh_error: Optional[SvcError] = None
 
     @property
     def stored(self) -> Optional[StoredSession]:
@@ -94,9 +94,8 @@ class Session:
         attempts_seen = self._refresh_attempts
         with self._refresh_lock:
             if self._refresh_attempts != attempts_seen:
-                attempt, error = self._last_refresh
-                if error is not None and attempt == self._refresh_attempts:
-                    raise error
+                if self._last_refresh_error is not None:
+                    raise self._last_refresh_error
                 if self._stored is not None:
                     return
             stored = self._stored
@@ -116,4 +115,4 @@ class Session:
                 raise
             finally:
                 self._refresh_attempts += 1
-                self._last_refresh = (self._refresh_attempts, outcome)
+                self._last_refresh_error = outcome

@@ -20,7 +20,7 @@ import tempfile
 import unittest
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List
+from typing import Any, Callable, List
 
 from .server import ADMIN_PASSWORD, REPO_ROOT, create_admin_key
 
@@ -91,3 +91,18 @@ def run_block(test: unittest.TestCase, block: CodeBlock, base_url: str) -> None:
     test.assertEqual(len(printed), len(expected), f"{where} printed:\n{result.stdout}\nexpected:\n" + "\n".join(expected))
     for line, comment in zip(printed, expected):
         test.assertTrue(comment == line or comment.startswith(f"{line} ("), f'{where}: printed "{line}", the guide says "{comment}"')
+
+
+def add_example_tests(test_class: type, blocks: List[CodeBlock], info: str) -> None:
+    """Adds to ``test_class`` (a ``ServerTestCase``) one test per block of ``blocks`` whose info is
+    ``info``, named after its line in the guide (so they run in the guide's order)."""
+    for block in blocks:
+        if block.info == info:
+            setattr(test_class, f"test_docs_python_md_line_{block.line:04d}", _example_test(block))
+
+
+def _example_test(block: CodeBlock) -> Callable[[Any], None]:
+    def test(self: Any) -> None:
+        run_block(self, block, self.base_url)
+
+    return test

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Dict, Optional
 
 from svc_client import Client
 
+from .proxy import RecordingProxy
 from .server import ADMIN_PASSWORD, ADMIN_USERNAME, SvcServer, create_admin_key, set_up_admin
 
 _names = itertools.count(1)
@@ -66,3 +67,19 @@ class ServerTestCase(unittest.TestCase):
         user: Dict[str, Any] = dict(self.admin().users.create(username, long_password(username), permissions=list(permissions)))
         user["password"] = long_password(username)
         return user
+
+
+class ProxiedServerTestCase(ServerTestCase):
+    """A :class:`ServerTestCase` with a :class:`RecordingProxy` in front of its server, reset before each test."""
+
+    proxy: ClassVar[RecordingProxy]
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        super().setUpClass()
+        cls.proxy = RecordingProxy(cls.base_url)
+        cls.addClassCleanup(cls.proxy.close)
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.proxy.reset()

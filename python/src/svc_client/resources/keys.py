@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Union
 
-from .._not_given import NOT_GIVEN, NotGiven, given
+from .._not_given import NOT_GIVEN, NotGiven, given, present
 from .._requester import Requester
 from ..types import ApiKey, ApiKeyCreated, ModelPermission, Permission
 from ._paths import segment
@@ -35,14 +35,13 @@ class KeysResource:
         ``expires_at`` is an ISO 8601 time in the future (None: never); ``model_permissions`` absent
         or empty allows every model; ``permissions`` narrows the owner's for calls made with the key.
         """
-        body = given(
-            name=name,
-            description=NOT_GIVEN if description is None else description,
-            owner=NOT_GIVEN if owner is None else owner,
-            expires_at=NOT_GIVEN if expires_at is None else expires_at,
-            model_permissions=NOT_GIVEN if model_permissions is None else [dict(entry) for entry in model_permissions],
-            permissions=NOT_GIVEN if permissions is None else list(permissions),
-        )
+        body = {"name": name, **present(
+            description=description,
+            owner=owner,
+            expires_at=expires_at,
+            model_permissions=None if model_permissions is None else [dict(entry) for entry in model_permissions],
+            permissions=None if permissions is None else list(permissions),
+        )}
         return self._requester.json("POST", "/v1/admin/keys", body=body)
 
     def get(self, key_id: str) -> ApiKey:

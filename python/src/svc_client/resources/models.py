@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, List, Optional
 
-from .._not_given import NOT_GIVEN, given
+from .._not_given import present
 from .._requester import Requester
 from ..types import Model
 from ._paths import segment
@@ -43,15 +43,14 @@ class ModelsResource:
         OpenAI-compatible server, called with ``upstream_api_key`` (stored encrypted, never
         returned). Further ``options`` go into the body as given.
         """
-        body = given(
-            model_name=model_name,
-            model_uid=NOT_GIVEN if model_uid is None else model_uid,
-            model_type=NOT_GIVEN if model_type is None else model_type,
-            model_engine=NOT_GIVEN if model_engine is None else model_engine,
-            upstream_base_url=NOT_GIVEN if upstream_base_url is None else upstream_base_url,
-            upstream_api_key=NOT_GIVEN if upstream_api_key is None else upstream_api_key,
-            upstream_model=NOT_GIVEN if upstream_model is None else upstream_model,
-        )
+        body = {"model_name": model_name, **present(
+            model_uid=model_uid,
+            model_type=model_type,
+            model_engine=model_engine,
+            upstream_base_url=upstream_base_url,
+            upstream_api_key=upstream_api_key,
+            upstream_model=upstream_model,
+        )}
         return self._requester.json("POST", "/v1/models", body={**options, **body})
 
     def terminate(self, model_uid: str) -> None:

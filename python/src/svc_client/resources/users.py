@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from .._not_given import NOT_GIVEN, given
+from .._not_given import present
 from .._requester import Requester
 from ..types import Permission, User
 from ._paths import segment
@@ -29,12 +29,10 @@ class UsersResource:
         must_change_password: Optional[bool] = None,
     ) -> User:
         """``POST /v1/admin/users``: the caller may grant only permissions the caller holds."""
-        body = given(
-            username=username,
-            password=password,
-            permissions=NOT_GIVEN if permissions is None else list(permissions),
-            must_change_password=NOT_GIVEN if must_change_password is None else must_change_password,
-        )
+        body = {"username": username, "password": password, **present(
+            permissions=None if permissions is None else list(permissions),
+            must_change_password=must_change_password,
+        )}
         return self._requester.json("POST", "/v1/admin/users", body=body)
 
     def get(self, user_id: str) -> User:
@@ -49,9 +47,9 @@ class UsersResource:
         permissions: Optional[Sequence[Permission]] = None,
     ) -> User:
         """``PUT /v1/admin/users/{user_id}``: enables, disables or re-permissions another user."""
-        body = given(
-            enabled=NOT_GIVEN if enabled is None else enabled,
-            permissions=NOT_GIVEN if permissions is None else list(permissions),
+        body = present(
+            enabled=enabled,
+            permissions=None if permissions is None else list(permissions),
         )
         return self._requester.json("PUT", f"/v1/admin/users/{segment(user_id)}", body=body)
 
@@ -61,7 +59,7 @@ class UsersResource:
 
     def set_password(self, user_id: str, new_password: str, *, must_change_password: Optional[bool] = None) -> None:
         """``PUT /v1/admin/users/{user_id}/password``: sets another user's password and ends their sessions."""
-        body = given(new_password=new_password, must_change_password=NOT_GIVEN if must_change_password is None else must_change_password)
+        body = {"new_password": new_password, **present(must_change_password=must_change_password)}
         self._requester.json("PUT", f"/v1/admin/users/{segment(user_id)}/password", body=body)
 
     def get_permissions(self, user_id: str) -> List[Permission]:
