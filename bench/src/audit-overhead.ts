@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { contractClient, createKey, seedSecuritySettings, setupAdmin } from '@svc/server/testing';
-import { measure, type LoadResult } from './load.js';
+import { bestOfAlternatingRounds, type LoadResult, type LoadTarget } from './load.js';
 
 const entry = fileURLToPath(new URL('./bench-server.js', import.meta.url));
 
@@ -59,27 +59,20 @@ export async function benchmarkAuditOverhead(options: { seconds: number; rounds:
   const homes = [await mkdtemp(join(tmpdir(), 'svc-bench-audit-')), await mkdtemp(join(tmpdir(), 'svc-bench-audit-'))];
   const servers = [await startBenchServer(homes[0] as string, false), await startBenchServer(homes[1] as string, true)];
   try {
-    const scenarios: { name: 'auditOn' | 'auditOff'; server: BenchServer; headers: Record<string, string> }[] = [];
-    for (const [index, server] of servers.entries()) {
+    const keys: string[] = [];
+    for (const server of servers) {
       const client = contractClient(server.baseUrl);
       const admin = await setupAdmin(client);
-      const key = await createKey(client, admin.accessToken, { name: 'bench' });
-      scenarios.push({ name: index === 0 ? 'auditOn' : 'auditOff', server, headers: { authorization: `Bearer ${key.key}` } });
+      keys.push((await createKey(client, admin.accessToken, { name: 'bench' })).key);
     }
-    const best = new Map<string, LoadResult>();
-    for (const scenario of scenarios) await measure(`${scenario.server.baseUrl}/v1/auth/me`, scenario.headers, scenario.server.pid, 2);
-    for (let round = 0; round < options.rounds; round += 1) {
-      for (const scenario of round % 2 === 0 ? scenarios : [...scenarios].reverse()) {
-        const result = await measure(`${scenario.server.baseUrl}/v1/auth/me`, scenario.headers, scenario.server.pid, options.seconds);
-        if (result.non2xx > 0 || result.errors > 0) throw new Error(`${scenario.name}: ${result.non2xx} non-2xx and ${result.errors} errors; the benchmark is invalid`);
-        const previous = best.get(scenario.name);
-        if (previous === undefined || result.requestsPerSecond > previous.requestsPerSecond) best.set(scenario.name, result);
-      }
-    }
-    const audited = scenarios[0] as (typeof scenarios)[number];
-    const adminToken = audited.headers['authorization']?.slice('Bearer '.length) ?? '';
-    const count = await contractClient(audited.server.baseUrl).request('GET', '/v1/audit/search?time_from=now-1d&action=getMe&size=1', { token: adminToken });
-    return { auditOn: best.get('auditOn') as LoadResult, auditOff: best.get('auditOff') as LoadResult, recorded: count.body.total as number };
+    const target = (index: number): LoadTarget => {
+      const server = servers[index] as BenchServer;
+      return { url: `${server.baseUrl}/v1/auth/me`, headers: { authorization: `Bearer ${keys[index]}` }, pid: server.pid };
+    };
+    const best = await bestOfAlternatingRounds({ auditOn: target(0), auditOff: target(1) }, options);
+    // The admin's key (it holds `admin`) reads the audited server's count.
+    const count = await contractClient((servers[0] as BenchServer).baseUrl).request('GET', '/v1/audit/search?time_from=now-1d&action=getMe&size=1', { token: keys[0] as string });
+    return { ...best, recorded: count.body.total as number };
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
     await Promise.all(homes.map((home) => rm(home, { recursive: true, force: true })));

@@ -47,3 +47,30 @@ export async function measure(url: string, headers: Record<string, string>, pid:
     errors: result.errors,
   };
 }
+
+/** One server under load in a comparison. */
+export interface LoadTarget {
+  url: string;
+  headers: Record<string, string>;
+  /** The server process whose CPU is measured. */
+  pid: number;
+}
+
+/**
+ * Measures every target in `rounds` alternating rounds of `seconds` (forward, then backward, so drift
+ * on a shared machine hits all alike), after a 2-second warm-up each, and keeps each target's best
+ * round. A round with a non-2xx answer or an error makes the benchmark invalid: it throws.
+ */
+export async function bestOfAlternatingRounds<Name extends string>(targets: Record<Name, LoadTarget>, options: { seconds: number; rounds: number }): Promise<Record<Name, LoadResult>> {
+  const entries = Object.entries(targets) as [Name, LoadTarget][];
+  for (const [, target] of entries) await measure(target.url, target.headers, target.pid, 2);
+  const best = {} as Record<Name, LoadResult>;
+  for (let round = 0; round < options.rounds; round += 1) {
+    for (const [name, target] of round % 2 === 0 ? entries : [...entries].reverse()) {
+      const result = await measure(target.url, target.headers, target.pid, options.seconds);
+      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx answers and ${result.errors} errors; the benchmark is invalid`);
+      if (best[name] === undefined || result.requestsPerSecond > best[name].requestsPerSecond) best[name] = result;
+    }
+  }
+  return best;
+}

@@ -28,7 +28,7 @@ export class Session {
   /** Logs in and keeps the pair. */
   async login(username: string, password: string): Promise<TokenPair> {
     const pair = await unwrap(this.#api.POST('/v1/auth/login', { body: { username, password } }));
-    await this.#store.set(toStored(pair));
+    await this.#store.set(toStored(pair, pair.refresh_token));
     return pair;
   }
 
@@ -38,7 +38,7 @@ export class Session {
    */
   async startBrowserSession(username: string, password: string): Promise<BrowserSession> {
     const session = await unwrap(this.#api.POST('/v1/auth/session', { body: { username, password } }));
-    await this.#store.set({ accessToken: session.access_token, refreshToken: null, accessTokenExpiresAt: expiresAt(session) });
+    await this.#store.set(toStored(session, null));
     return session;
   }
 
@@ -48,8 +48,7 @@ export class Session {
    */
   async resumeBrowserSession(): Promise<boolean> {
     try {
-      const session = await unwrap(this.#api.POST('/v1/auth/session/refresh', { body: {} }));
-      await this.#store.set({ accessToken: session.access_token, refreshToken: null, accessTokenExpiresAt: expiresAt(session) });
+      await this.#renewBrowserSession();
       return true;
     } catch (error) {
       if (error instanceof AuthenticationError || error instanceof BadRequestError) return false;
@@ -59,7 +58,7 @@ export class Session {
 
   /** Keeps a pair the server handed out some other way (e.g. after changing one's own password). */
   async adopt(pair: TokenPair): Promise<void> {
-    await this.#store.set(toStored(pair));
+    await this.#store.set(toStored(pair, pair.refresh_token));
   }
 
   /** Revokes the refresh token on the server and forgets the session. */
@@ -99,11 +98,10 @@ export class Session {
     if (session.accessToken !== staleAccessToken && Date.now() < session.accessTokenExpiresAt - EXPIRY_MARGIN_MS) return;
     try {
       if (session.refreshToken === null) {
-        const renewed = await unwrap(this.#api.POST('/v1/auth/session/refresh', { body: {} }));
-        await this.#store.set({ accessToken: renewed.access_token, refreshToken: null, accessTokenExpiresAt: expiresAt(renewed) });
+        await this.#renewBrowserSession();
       } else {
         const pair = await unwrap(this.#api.POST('/v1/auth/refresh', { body: { refresh_token: session.refreshToken } }));
-        await this.#store.set(toStored(pair));
+        await this.#store.set(toStored(pair, pair.refresh_token));
       }
     } catch (error) {
       // A refused refresh ends the session; a network failure or a 5xx leaves it for the next try.
@@ -111,12 +109,15 @@ export class Session {
       throw error;
     }
   }
+
+  /** A fresh access token for the browser session, through the HttpOnly cookie (rotated by the server). */
+  async #renewBrowserSession(): Promise<void> {
+    const renewed = await unwrap(this.#api.POST('/v1/auth/session/refresh', { body: {} }));
+    await this.#store.set(toStored(renewed, null));
+  }
 }
 
-function expiresAt(answer: { expires_in: number }): number {
-  return Date.now() + answer.expires_in * 1000;
-}
-
-function toStored(pair: TokenPair): StoredSession {
-  return { accessToken: pair.access_token, refreshToken: pair.refresh_token, accessTokenExpiresAt: expiresAt(pair) };
+/** The session to keep for an answer carrying an access token; `refreshToken` is null for a browser session. */
+function toStored(answer: { access_token: string; expires_in: number }, refreshToken: string | null): StoredSession {
+  return { accessToken: answer.access_token, refreshToken, accessTokenExpiresAt: Date.now() + answer.expires_in * 1000 };
 }

@@ -78,8 +78,6 @@ export type AuditSearchResult = Schemas['AuditSearchResult'];
 export type AuditFilterOptions = Schemas['AuditFilterOptions'];
 export type AuditVerification = Schemas['AuditVerification'];
 /** The filters of an audit search or export (`time_from` defaults to `now-1h`). */
-export type AuditFilters = NonNullable<operations['exportAudit']['parameters']['query']> extends infer Query
-  ? Omit<Query, 'format'>
-  : never;
+export type AuditFilters = Omit<NonNullable<operations['exportAudit']['parameters']['query']>, 'format'>;
 /** The query of `GET /v1/audit/search`: the filters plus paging. */
 export type AuditSearchQuery = NonNullable<operations['searchAudit']['parameters']['query']>;

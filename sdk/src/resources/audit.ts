@@ -1,10 +1,9 @@
 /**
  * The audit center (`admin`): search, filter options, export and chain verification.
  */
-import { SvcError } from '../errors.js';
 import type { AuditFilterOptions, AuditFilters, AuditRecord, AuditSearchQuery, AuditSearchResult, AuditVerification } from '../types.js';
 import type { Api } from './api.js';
-import { unwrap } from './unwrap.js';
+import { unwrap, unwrapStream } from './unwrap.js';
 
 /** `client.audit`. */
 export class AuditResource {
@@ -42,15 +41,7 @@ export class AuditResource {
    * await pipeline(Readable.fromWeb(body), createWriteStream('audit.csv'));
    */
   async export(format: 'csv' | 'jsonl', filters: AuditFilters = {}): Promise<ReadableStream<Uint8Array>> {
-    const result = await unwrap(
-      this.#api.GET('/v1/audit/export', { params: { query: { ...filters, format } }, parseAs: 'stream' }) as Promise<{
-        data?: ReadableStream<Uint8Array> | null;
-        error?: unknown;
-        response: Response;
-      }>,
-    );
-    if (result === null || result === undefined) throw new SvcError('The audit export answered without a body');
-    return result;
+    return (await unwrapStream(this.#api.GET('/v1/audit/export', { params: { query: { ...filters, format } }, parseAs: 'stream' }))).body;
   }
 
   /**

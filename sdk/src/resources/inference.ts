@@ -2,7 +2,6 @@
  * OpenAI-compatible inference (`models:read`): chat completions, completions and embeddings, with
  * streaming as async iterables. (Any OpenAI SDK works too: see {@link Client.openaiBaseUrl}.)
  */
-import { APIError } from '../errors.js';
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -15,7 +14,7 @@ import type {
 } from '../types.js';
 import type { Api } from './api.js';
 import { readEvents } from './server-sent-events.js';
-import { unwrap } from './unwrap.js';
+import { unwrap, unwrapStream } from './unwrap.js';
 
 /** `client.inference`. */
 export class InferenceResource {
@@ -44,7 +43,7 @@ export class InferenceResource {
    */
   async *streamChatCompletion(body: ChatCompletionRequest): AsyncGenerator<ChatCompletionChunk> {
     const response = await unwrapStream(this.#api.POST('/v1/chat/completions', { body: { ...body, stream: true }, parseAs: 'stream' }));
-    yield* readEvents<ChatCompletionChunk>(response.body, response.status, response.headers);
+    yield* readEvents<ChatCompletionChunk>(response.body, response.headers);
   }
 
   /** `POST /v1/completions`. */
@@ -55,19 +54,11 @@ export class InferenceResource {
   /** `POST /v1/completions` with `stream: true`: the chunks as they arrive. */
   async *streamCompletion(body: CompletionRequest): AsyncGenerator<CompletionChunk> {
     const response = await unwrapStream(this.#api.POST('/v1/completions', { body: { ...body, stream: true }, parseAs: 'stream' }));
-    yield* readEvents<CompletionChunk>(response.body, response.status, response.headers);
+    yield* readEvents<CompletionChunk>(response.body, response.headers);
   }
 
   /** `POST /v1/embeddings`. */
   embeddings(body: EmbeddingRequest): Promise<EmbeddingList> {
     return unwrap(this.#api.POST('/v1/embeddings', { body }));
   }
-}
-
-/** The streamed response of a success, or the typed error of a failure. */
-async function unwrapStream(call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<{ body: ReadableStream<Uint8Array>; status: number; headers: Headers }> {
-  const result = await unwrap(call.then((r) => ({ ...r, data: r.response })));
-  const body = result.body;
-  if (body === null) throw APIError.from(502, { detail: 'The server answered a stream request without a body' }, result.headers);
-  return { body, status: result.status, headers: result.headers };
 }

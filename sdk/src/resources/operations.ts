@@ -64,8 +64,7 @@ export class MonitoringResource {
   }
 
   /** `GET /metrics`: the Prometheus text exposition. */
-  async metrics(): Promise<string> {
-    const response = await unwrap(this.#api.GET('/metrics', { parseAs: 'text' }));
-    return response as unknown as string;
+  metrics(): Promise<string> {
+    return unwrap(this.#api.GET('/metrics', { parseAs: 'text' }));
   }
 }

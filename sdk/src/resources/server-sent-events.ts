@@ -1,11 +1,12 @@
 /**
  * Reads a server-sent-event body: yields each `data:` payload parsed as JSON, stops at `[DONE]`,
- * and throws an {@link APIError} for an error event (`{"error": {...}}`) sent mid-stream.
+ * and throws an {@link APIError} for an error event (`{"error": {...}}`) sent mid-stream: the answer
+ * began as a success, so the error is the server's failure on the way (502, an `InternalServerError`).
  */
 import { APIError } from '../errors.js';
 
 /** The JSON payloads of a server-sent-event stream. */
-export async function* readEvents<T>(body: ReadableStream<Uint8Array>, status: number, headers: Headers): AsyncGenerator<T> {
+export async function* readEvents<T>(body: ReadableStream<Uint8Array>, headers: Headers): AsyncGenerator<T> {
   const decoder = new TextDecoder();
   const reader = body.getReader();
   let buffer = '';
@@ -25,7 +26,7 @@ export async function* readEvents<T>(body: ReadableStream<Uint8Array>, status: n
         if (data === '[DONE]') return;
         if (data !== '') {
           const parsed = JSON.parse(data) as { error?: unknown };
-          if (parsed.error !== undefined && typeof parsed.error === 'object') throw APIError.from(status >= 400 ? status : 502, parsed, headers);
+          if (parsed.error !== undefined && typeof parsed.error === 'object') throw APIError.from(502, parsed, headers);
           yield parsed as T;
         }
         boundary = buffer.search(/\r?\n\r?\n/);

@@ -19,12 +19,9 @@ import {
   withTestServer,
   type TestResponse,
   type TestServer,
-  type TestServerOptions,
 } from '@svc/server/testing';
 import { withDatabase } from './support.js';
 
-/** Runs `work` with a test server started with `options`. */
-const serverWith = <T>(work: (server: TestServer) => Promise<T>, options: TestServerOptions = {}): Promise<T> => withTestServer(options, work);
 const proxied = { env: { SVC_TRUSTED_PROXIES: '127.0.0.1' }, securitySettings: 'production' as const };
 const from = (ip: string) => ({ 'x-forwarded-for': ip });
 
@@ -45,7 +42,7 @@ function assertBanned(response: TestResponse, code: 'ip_banned' | 'key_banned', 
 
 describe('security: login lockout per account (R8–R10)', () => {
   it('R9: failures are counted per account in the database; the lockout answers exactly like a wrong password (R8)', async () => {
-    await serverWith(async (server) => {
+    await withTestServer(proxied, async (server) => {
       const admin = await setupAdmin(server);
       await settle(server, admin.accessToken, { login: { failures_before_lockout: 3 } });
       const bob = await createUser(server, admin.accessToken, ['models:list']);
@@ -71,11 +68,11 @@ describe('security: login lockout per account (R8–R10)', () => {
       assert.equal(list.body[0].user_id, bob.id);
       assert.equal(list.body[0].username, bob.username);
       assert.ok(list.body[0].remaining_seconds > 0 && list.body[0].remaining_seconds <= 60);
-    }, proxied);
+    });
   });
 
   it('R10: repeated lockouts wait longer each time (wait increment × lockouts)', async () => {
-    await serverWith(async (server) => {
+    await withTestServer(proxied, async (server) => {
       const admin = await setupAdmin(server);
       await settle(server, admin.accessToken, { login: { failures_before_lockout: 2, wait_increment_seconds: 1, max_wait_seconds: 900 } });
       const bob = await createUser(server, admin.accessToken, []);
@@ -96,11 +93,11 @@ describe('security: login lockout per account (R8–R10)', () => {
       assert.equal(second.body[0].lockouts, 2);
       assert.ok(second.body[0].remaining_seconds === 2, `second wait: ${second.body[0].remaining_seconds} s`);
       assertError(await badLogin(server, bob.username, '203.0.113.1', bob.password), 401, 'invalid_credentials');
-    }, proxied);
+    });
   });
 
   it('R10: a successful login resets the account failure count', async () => {
-    await serverWith(async (server) => {
+    await withTestServer(proxied, async (server) => {
       const admin = await setupAdmin(server);
       await settle(server, admin.accessToken, { login: { failures_before_lockout: 3 } });
       const bob = await createUser(server, admin.accessToken, []);
@@ -113,11 +110,11 @@ describe('security: login lockout per account (R8–R10)', () => {
       assert.equal((await badLogin(server, bob.username, '203.0.113.1', bob.password)).status, 200, 'the count started over after the success');
       for (let i = 0; i < 3; i += 1) await badLogin(server, bob.username, '203.0.113.1');
       assertError(await badLogin(server, bob.username, '203.0.113.1', bob.password), 401, 'invalid_credentials');
-    }, proxied);
+    });
   });
 
   it('R10: an admin unlocks one account or all of them; the admin cannot be locked out for good', async () => {
-    await serverWith(async (server) => {
+    await withTestServer(proxied, async (server) => {
       const admin = await setupAdmin(server);
       await settle(server, admin.accessToken, { login: { failures_before_lockout: 2 } });
       const bob = await createUser(server, admin.accessToken, []);
@@ -134,7 +131,7 @@ describe('security: login lockout per account (R8–R10)', () => {
       for (let i = 0; i < 2; i += 1) await badLogin(server, adminCredentials.username, '203.0.113.66');
       const locked = await server.request('GET', '/v1/admin/security/locked-accounts', { token: admin.accessToken });
       assert.ok(locked.body.every((entry: { remaining_seconds: number }) => entry.remaining_seconds <= 900));
-    }, proxied);
+    });
   });
 });
 
@@ -143,7 +140,7 @@ describe('security: browser-session logins (the web UI) count like every other l
     server.request('POST', '/v1/auth/session', { body: { username, password }, headers: from(ip) });
 
   it('R9–R10: failed POST /v1/auth/session attempts lock the account, and the lockout answers like a wrong password (R8)', async () => {
-    await serverWith(async (server) => {
+    await withTestServer(proxied, async (server) => {
       const admin = await setupAdmin(server);
       await settle(server, admin.accessToken, { login: { failures_before_lockout: 3 } });
       const bob = await createUser(server, admin.accessToken, []);
@@ -155,23 +152,23 @@ describe('security: browser-session logins (the web UI) count like every other l
       assert.deepEqual(list.body.map((entry: { user_id: string }) => entry.user_id), [bob.id]);
       // The lockout is shared with the token login: the JSON route refuses bob too.
       assertError(await badLogin(server, bob.username, '203.0.113.9', bob.password), 401, 'invalid_credentials');
-    }, proxied);
+    });
   });
 
   it('R11: failed browser-session logins from one IP ban it (429 ip_banned with Retry-After)', async () => {
-    await serverWith(async (server) => {
+    await withTestServer(proxied, async (server) => {
       const admin = await setupAdmin(server);
       await settle(server, admin.accessToken, { ip: { max_failures: 3, ban_seconds: 120 } });
       for (let i = 0; i < 3; i += 1) assertError(await badSession(server, `guess${i}`, '203.0.113.7'), 401, 'invalid_credentials');
       assertBanned(await badSession(server, adminCredentials.username, '203.0.113.7', adminCredentials.password), 'ip_banned', 120);
       assert.equal((await badSession(server, adminCredentials.username, '203.0.113.8', adminCredentials.password)).status, 200, 'another IP is served');
-    }, proxied);
+    });
   });
 });
 
 describe('security: bans per IP and per (IP, key) (R9, R11)', () => {
   it('R11: failed logins from one IP ban it: 429 ip_banned with Retry-After on every route; other IPs are served', async () => {
-    await serverWith(async (server) => {
+    await withTestServer(proxied, async (server) => {
       const admin = await setupAdmin(server);
       await settle(server, admin.accessToken, { ip: { max_failures: 3, ban_seconds: 120 } });
       for (let i = 0; i < 3; i += 1) assertError(await badLogin(server, `guess${i}`, '203.0.113.7'), 401, 'invalid_credentials');
@@ -181,11 +178,11 @@ describe('security: bans per IP and per (IP, key) (R9, R11)', () => {
       const banned = await server.request('GET', '/v1/admin/security/banned-ips', { token: admin.accessToken });
       assert.deepEqual(banned.body.map((ban: { ip: string }) => ban.ip), ['203.0.113.7']);
       assert.ok(banned.body[0].remaining_seconds > 0 && banned.body[0].remaining_seconds <= 120);
-    }, proxied);
+    });
   });
 
   it('R9: failed API keys and tokens count per IP and per (IP, key); a key ban names the credential by digest', async () => {
-    await serverWith(async (server) => {
+    await withTestServer(proxied, async (server) => {
       const admin = await setupAdmin(server);
       await settle(server, admin.accessToken, { ip: { max_failures: 100 }, key: { max_failures: 3, ban_seconds: 60 } });
       const guessed = `sk-svc-${'A'.repeat(49)}`;
@@ -209,11 +206,11 @@ describe('security: bans per IP and per (IP, key) (R9, R11)', () => {
       for (let i = 0; i < 5; i += 1) assert.equal((await server.request('GET', '/v1/auth/me', { token: admin.accessToken, headers: from('203.0.113.30') })).status, 200);
       for (let i = 0; i < 2; i += 1) await server.request('GET', '/v1/auth/me', { token: `${guessed}${i}`, headers: from('203.0.113.30') });
       assertBanned(await server.request('GET', '/v1/auth/me', { token: admin.accessToken, headers: from('203.0.113.30') }), 'ip_banned', 3600);
-    }, proxied);
+    });
   });
 
   it('R11: unban one IP, then all IPs and all keys', async () => {
-    await serverWith(async (server) => {
+    await withTestServer(proxied, async (server) => {
       const admin = await setupAdmin(server);
       await settle(server, admin.accessToken, { ip: { max_failures: 2 }, key: { max_failures: 1 } });
       for (const ip of ['203.0.113.40', '203.0.113.41', '203.0.113.42']) for (let i = 0; i < 2; i += 1) await badLogin(server, 'x', ip);
@@ -228,28 +225,25 @@ describe('security: bans per IP and per (IP, key) (R9, R11)', () => {
       assert.equal((await server.request('GET', '/v1/admin/security/banned-keys', { token: admin.accessToken })).body.length, 2);
       assert.deepEqual((await server.request('POST', '/v1/admin/security/unban-all-keys', { token: admin.accessToken })).body, { unbanned: 2 });
       assert.deepEqual((await server.request('GET', '/v1/admin/security/banned-keys', { token: admin.accessToken })).body, []);
-    }, proxied);
+    });
   });
 
   it('X-Forwarded-For is ignored unless the peer is a trusted proxy', async () => {
-    await serverWith(
-      async (server) => {
-        const admin = await setupAdmin(server);
-        await settle(server, admin.accessToken, { ip: { max_failures: 2 } });
-        await badLogin(server, 'x', '203.0.113.90');
-        await badLogin(server, 'x', '203.0.113.91');
-        // Both failures counted against the real peer, 127.0.0.1, whatever the header claimed.
-        const banned = await server.request('GET', '/v1/admin/security/banned-ips', { headers: from('203.0.113.92'), token: admin.accessToken });
-        assertBanned(banned, 'ip_banned', 3600);
-      },
-      { securitySettings: 'production' },
-    );
+    await withTestServer({ securitySettings: 'production' }, async (server) => {
+      const admin = await setupAdmin(server);
+      await settle(server, admin.accessToken, { ip: { max_failures: 2 } });
+      await badLogin(server, 'x', '203.0.113.90');
+      await badLogin(server, 'x', '203.0.113.91');
+      // Both failures counted against the real peer, 127.0.0.1, whatever the header claimed.
+      const banned = await server.request('GET', '/v1/admin/security/banned-ips', { headers: from('203.0.113.92'), token: admin.accessToken });
+      assertBanned(banned, 'ip_banned', 3600);
+    });
   });
 });
 
 describe('security: settings (R9)', () => {
   it('has the documented defaults; a partial update merges; a bad value is a 400 that changes nothing', async () => {
-    await serverWith(async (server) => {
+    await withTestServer({ securitySettings: 'production' }, async (server) => {
       const admin = await setupAdmin(server);
       const defaults = await server.request('GET', '/v1/admin/security/rate-limit', { token: admin.accessToken });
       assert.deepEqual(defaults.body, {
@@ -273,7 +267,7 @@ describe('security: settings (R9)', () => {
       }
       const after = await server.request('GET', '/v1/admin/security/rate-limit', { token: admin.accessToken });
       assert.deepEqual(after.body, updated.body, 'nothing changed');
-    }, { securitySettings: 'production' });
+    });
   });
 
   it('R9: settings, counters and bans survive a restart', async () => {
