@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { allPermissions, operationSpecs } from '@svc/server';
-import { recordOfflineAuditEvent, Storage } from '@svc/server/internals';
+import { chainHash, recordOfflineAuditEvent, Storage, type StoredAuditEntry } from '@svc/server/internals';
 import {
   adminCredentials,
   assertError,
@@ -240,14 +240,17 @@ describe('security: audit access and integrity (R39)', () => {
       withDatabase(server.home, (db) => db.prepare("UPDATE audit_log SET username = 'mallory' WHERE id = ?").run(edited));
       const afterEdit = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
       assert.deepEqual([afterEdit.body.ok, afterEdit.body.first_broken_id, afterEdit.body.reason], [false, edited, 'record_altered']);
-      // Recomputing the edited record's own hash does not help: the next record's link breaks.
+      // Overwriting the edited record's stored hash with garbage does not hide the edit.
+      withDatabase(server.home, (db) => db.prepare('UPDATE audit_log SET hash = ? WHERE id = ?').run('f'.repeat(64), edited));
+      const overwritten = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
+      assert.equal(overwritten.body.first_broken_id, edited, 'its stored hash no longer matches its content');
+      // Re-chaining the edited record correctly only moves the break to the next record.
       withDatabase(server.home, (db) => {
-        const row = db.prepare('SELECT * FROM audit_log WHERE id = ?').get(edited) as Record<string, unknown>;
-        db.prepare("UPDATE audit_log SET hash = ? WHERE id = ?").run('f'.repeat(64), edited);
-        return row;
+        const row = db.prepare('SELECT * FROM audit_log WHERE id = ?').get(edited) as StoredAuditEntry;
+        db.prepare('UPDATE audit_log SET hash = ? WHERE id = ?').run(chainHash(row.prev_hash, row), edited);
       });
-      const rehashed = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
-      assert.equal(rehashed.body.first_broken_id, edited, 'its stored hash no longer matches its content');
+      const rechained = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
+      assert.deepEqual([rechained.body.ok, rechained.body.first_broken_id, rechained.body.reason], [false, ids[4], 'previous_hash_mismatch']);
       withDatabase(server.home, (db) => db.prepare('DELETE FROM audit_log WHERE id = ?').run(edited));
       const afterDelete = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
       assert.deepEqual([afterDelete.body.ok, afterDelete.body.first_broken_id, afterDelete.body.reason], [false, ids[4], 'previous_hash_mismatch']);
