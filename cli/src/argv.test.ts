@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { expandShortApiKeyFlag as expand, valueTakingFlags } from './argv.js';
 import { buildProgram } from './svc/program.js';
 

@@ -8,9 +8,9 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { svcLocalPath } from '@svc/server/testing';
+import { nodeShellCommand, svcLocalPath } from '@svc/server/testing';
 import { tools } from './testing/run-tool.js';
 
 const guide = fileURLToPath(new URL('../../docs/migration.md', import.meta.url));
@@ -39,7 +39,7 @@ describe('docs/migration.md', () => {
     await mkdir(bin);
     const binaries: Record<string, string> = { svc: tools.svc, 'svc-migrate-auth': tools.migrate, 'svc-reset-auth-password': tools.reset, 'svc-local': svcLocalPath };
     for (const [name, script] of Object.entries(binaries)) {
-      await writeFile(join(bin, name), `#!/bin/sh\nexec "${process.execPath}" "${script}" "$@"\n`);
+      await writeFile(join(bin, name), `#!/bin/sh\nexec ${nodeShellCommand(script)} "$@"\n`);
       await chmod(join(bin, name), 0o755);
     }
     const port = String(await freePort());

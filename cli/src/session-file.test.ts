@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { CliError, ExitCode } from './exit-codes.js';
 import { FileTokenStore, SessionFile, sessionsFilePath } from './session-file.js';
 
 describe('SessionFile and FileTokenStore', () => {
   let home: string;
-  before(async () => {
+  beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), 'svc-sessions-'));
   });
-  after(() => rm(home, { recursive: true, force: true }));
+  afterAll(() => rm(home, { recursive: true, force: true }));
 
   const session = (n: number) => ({ accessToken: `a${n}`, refreshToken: `r${n}`, accessTokenExpiresAt: n });
 

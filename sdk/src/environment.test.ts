@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { readEnvironment } from './environment.js';
@@ -56,12 +56,12 @@ describe('readEnvironment', () => {
 describe('Client defaults from the environment', () => {
   const server = setupServer();
   const authorizations: (string | null)[] = [];
-  before(() => server.listen({ onUnhandledRequest: 'error' }));
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
   afterEach(() => {
     server.resetHandlers();
     authorizations.length = 0;
   });
-  after(() => server.close());
+  afterAll(() => server.close());
 
   function answerMe(origin: string): void {
     server.use(

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import {
@@ -107,8 +107,8 @@ describe('APIConnectionError', () => {
 
 describe('errors thrown by the Client', () => {
   const server = setupServer();
-  before(() => server.listen({ onUnhandledRequest: 'error' }));
-  after(() => server.close());
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterAll(() => server.close());
 
   it("Should surface the server's error body, code and request id", async () => {
     server.use(

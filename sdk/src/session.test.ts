@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, it } from 'vitest';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import {
@@ -184,7 +184,7 @@ const server = setupServer();
 let fake: FakeSvc;
 let savedApiKey: string | undefined;
 
-before(() => {
+beforeAll(() => {
   // An API key in the environment would take precedence over the session these tests are about.
   savedApiKey = process.env['SVC_API_KEY'];
   delete process.env['SVC_API_KEY'];
@@ -195,7 +195,7 @@ beforeEach(() => {
   server.use(...fake.handlers());
 });
 afterEach(() => server.resetHandlers());
-after(() => {
+afterAll(() => {
   server.close();
   if (savedApiKey !== undefined) process.env['SVC_API_KEY'] = savedApiKey;
 });

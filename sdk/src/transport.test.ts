@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
 import { delay, http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import {
@@ -43,9 +43,9 @@ function newClient(options: Partial<ClientOptions> = {}): Client {
 }
 
 const server = setupServer();
-before(() => server.listen({ onUnhandledRequest: 'error' }));
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => server.resetHandlers());
-after(() => server.close());
+afterAll(() => server.close());
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
 
 const home = '/tmp/svc-config-test-home';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { afterAll, describe, it } from 'vitest';
 import { ConfigError } from './config.js';
 import { resolveSecret } from './secrets.js';
 import { createKey, login, setupAdmin, startTestServer } from './testing/index.js';
@@ -13,7 +13,7 @@ async function freshDirectory(): Promise<string> {
   temporaryDirectories.push(directory);
   return directory;
 }
-after(async () => {
+afterAll(async () => {
   await Promise.all(temporaryDirectories.map((directory) => rm(directory, { recursive: true, force: true })));
 });
 

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { Storage, verifyAuditChainOffline } from '@svc/server/internals';
 import { contractClient, startServerProcess } from '@svc/server/testing';
 import { jsonOf, runTool, tools } from '../testing/run-tool.js';
@@ -66,10 +66,10 @@ describe('svc-migrate-auth', () => {
     let paths: { home: string; db: string; file: string };
     const migrate = (args: string[]) => runTool(tools.migrate, ['--auth-config', paths.file, '--db-path', paths.db, ...args], { env: { SVC_HOME: paths.home } });
 
-    before(async () => {
+    beforeAll(async () => {
       paths = await prepareHome(key);
     });
-    after(() => rm(paths.home, { recursive: true, force: true }));
+    afterAll(() => rm(paths.home, { recursive: true, force: true }));
 
     it('--dry-run prints the plan and does not create a missing database', async () => {
       const result = await migrate(['--encryption-key', key, '--dry-run']);
@@ -169,10 +169,10 @@ describe('svc-migrate-auth', () => {
     const otherKey = newSecret();
     let paths: { home: string; db: string; file: string };
 
-    before(async () => {
+    beforeAll(async () => {
       paths = await prepareHome(serverKey);
     });
-    after(() => rm(paths.home, { recursive: true, force: true }));
+    afterAll(() => rm(paths.home, { recursive: true, force: true }));
 
     it('keys authenticate but reveal says they were encrypted with a different key; --force re-encrypts them', async () => {
       const migrate = (args: string[]) => runTool(tools.migrate, ['--auth-config', paths.file, '--db-path', paths.db, ...args], { env: { SVC_HOME: paths.home } });

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { adminCredentials, contractClient, createUser, login, setupAdmin, startServerProcess, type ContractClient, type LoggedInUser, type ServerProcess } from '@svc/server/testing';
 import { runInPty, runTool, tools } from '../testing/run-tool.js';
 
@@ -19,13 +19,13 @@ describe('svc-reset-auth-password', () => {
   const reset = (args: string[], input?: string, extra: Record<string, string> = {}) =>
     runTool(tools.reset, args, { env: { ...env(), ...extra }, ...(input === undefined ? {} : { input }) });
 
-  before(async () => {
+  beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), 'svc-reset-'));
     server = await startServerProcess({ SVC_HOME: home });
     client = contractClient(server.baseUrl);
     admin = await setupAdmin(client);
   });
-  after(async () => {
+  afterAll(async () => {
     await server.stop();
     await rm(home, { recursive: true, force: true });
   });

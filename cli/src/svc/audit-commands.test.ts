@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { Storage } from '@svc/server/internals';
 import { createKey, createUser, setupAdmin, useServerWithAdmin, withTestServer } from '@svc/server/testing';
 import { jsonOf, runTool, tools, type ToolResult } from '../testing/run-tool.js';
@@ -18,10 +18,10 @@ interface SearchJson {
 
 describe('svc audit', () => {
   let home: string;
-  before(async () => {
+  beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), 'svc-cli-audit-'));
   });
-  after(() => rm(home, { recursive: true, force: true }));
+  afterAll(() => rm(home, { recursive: true, force: true }));
   const runner = (baseUrl: string) => (args: string[]) => runTool(tools.svc, args, { env: { SVC_HOME: home, SVC_ENDPOINT: baseUrl } });
   const ok = (result: ToolResult, what: string) => {
     assert.equal(result.code, 0, `${what}: ${result.stderr}`);
@@ -31,7 +31,7 @@ describe('svc audit', () => {
   describe('on an intact trail', () => {
     const handle = useServerWithAdmin();
     let adminKey: string;
-    before(async () => {
+    beforeAll(async () => {
       adminKey = (await createKey(handle.server, handle.admin.accessToken, { name: 'auditor' })).key;
     });
 

@@ -3,7 +3,7 @@
  * only `Retry-After` does (seconds or an HTTP date).
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { RateLimitError } from '@svc/sdk';
 import { ExitCode } from '../exit-codes.js';
 import { describeError, retryAfterSeconds } from './describe-error.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { adminCredentials, createKey, createUser, startFakeUpstream, useServerWithAdmin, type FakeUpstream } from '@svc/server/testing';
 import { jsonOf, runTool, tools } from '../testing/run-tool.js';
 
@@ -44,11 +44,11 @@ describe('svc model commands', () => {
     return path;
   };
 
-  before(async () => {
+  beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), 'svc-cli-models-'));
     adminKey = (await createKey(handle.server, handle.admin.accessToken, { name: 'admin cli' })).key;
   });
-  after(() => rm(home, { recursive: true, force: true }));
+  afterAll(() => rm(home, { recursive: true, force: true }));
 
   it('launch -ak, list (table and JSON), terminate by argument: the spec\'s example', async () => {
     const launched = await ok(['launch', '--model-name', 'echo', '-ak', adminKey]);
@@ -84,10 +84,10 @@ describe('svc model commands', () => {
 
   describe('upstream models', () => {
     let upstream: FakeUpstream;
-    before(async () => {
+    beforeAll(async () => {
       upstream = await startFakeUpstream({ record: true });
     });
-    after(() => upstream.close());
+    afterAll(() => upstream.close());
 
     it('launch --upstream-* stores the upstream key without ever printing it; - reads it from stdin', async () => {
       const secret = 'upstream-secret-token-123456';

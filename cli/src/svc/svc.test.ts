@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { adminCredentials, createUser, useServerWithAdmin } from '@svc/server/testing';
 import { jsonOf, runInPty, runTool, tools } from '../testing/run-tool.js';
 
@@ -28,10 +28,10 @@ describe('svc', () => {
     assert.equal(result.code, 0, result.stderr);
   };
 
-  before(async () => {
+  beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), 'svc-cli-'));
   });
-  after(() => rm(home, { recursive: true, force: true }));
+  afterAll(() => rm(home, { recursive: true, force: true }));
 
   describe('login, whoami, logout', () => {
     it('keeps the session per endpoint in a 0600 file in a 0700 directory, and whoami uses it', async () => {
@@ -110,7 +110,7 @@ describe('svc', () => {
   });
 
   describe('users', () => {
-    before(loginAdmin);
+    beforeAll(loginAdmin);
 
     it('create, list, update, password and delete', async () => {
       const created = jsonOf<{ id: string; permissions: string[] }>(
@@ -162,7 +162,7 @@ describe('svc', () => {
   });
 
   describe('keys', () => {
-    before(loginAdmin);
+    beforeAll(loginAdmin);
 
     it('create prints the key once; list, update, reveal and delete; -ak and -ak= authenticate', async () => {
       const created = await svc(['keys', 'create', '--name', 'laptop']);

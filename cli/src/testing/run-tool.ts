@@ -5,13 +5,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+import { entryPoint, nodeArguments } from '@svc/server/testing';
 
-/** The compiled tools. */
+/** The tools' entry points (TypeScript sources in tests; run them with `nodeArguments`). */
 export const tools = {
-  svc: fileURLToPath(new URL('../bin/svc.js', import.meta.url)),
-  reset: fileURLToPath(new URL('../bin/svc-reset-auth-password.js', import.meta.url)),
-  migrate: fileURLToPath(new URL('../bin/svc-migrate-auth.js', import.meta.url)),
+  svc: entryPoint('../bin/svc', import.meta.url),
+  reset: entryPoint('../bin/svc-reset-auth-password', import.meta.url),
+  migrate: entryPoint('../bin/svc-migrate-auth', import.meta.url),
 } as const;
 
 /** How a run ended. */
@@ -23,7 +23,7 @@ export interface ToolResult {
 
 /** Runs `script` with `args`; `input` is written to its stdin (then closed). */
 export function runTool(script: string, args: readonly string[], options: { env: Record<string, string>; input?: string }): Promise<ToolResult> {
-  const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, nodeArguments(script, args), { env: { PATH: process.env['PATH'] ?? '', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin.end(options.input ?? '');
   return outcome(child);
 }
@@ -100,7 +100,7 @@ export async function runInPty(
   args: readonly string[],
   options: { env: Record<string, string>; answers: readonly [string, string][] },
 ): Promise<PtyResult> {
-  const spec = { argv: [process.execPath, script, ...args], env: { PATH: process.env['PATH'] ?? '', TERM: 'dumb', ...options.env }, answers: options.answers };
+  const spec = { argv: [process.execPath, ...nodeArguments(script, args)], env: { PATH: process.env['PATH'] ?? '', TERM: 'dumb', ...options.env }, answers: options.answers };
   // Asynchronous: the server under test may run in this very process.
   const run = await runPython(JSON.stringify(spec));
   if (run.code !== 0) throw new Error(`pty driver failed (${run.code}): ${run.stderr}`);

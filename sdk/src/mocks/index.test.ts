@@ -4,7 +4,7 @@
  * pointed at the mock works end to end.
  */
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
 import { ResponseValidator } from '@svc/server';
@@ -47,9 +47,9 @@ const publicOperations = operationExamples.filter((operation) => operation.publi
 
 describe('createHandlers', () => {
   const server = setupServer(...createHandlers({ baseUrl }));
-  before(() => server.listen({ onUnhandledRequest: 'error' }));
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
   afterEach(() => server.resetHandlers());
-  after(() => server.close());
+  afterAll(() => server.close());
 
   it('answers every operation with its documented success status and example, conforming to the contract', async () => {
     assert.ok(operationExamples.length >= 20, 'the contract has its operations');

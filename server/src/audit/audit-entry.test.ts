@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { csvField, csvHeader } from './audit-format.js';
 import { canonicalEncoding, chainHash, cleanText, GENESIS_HASH } from './audit-entry.js';
 import { eventEntry } from './audit-trail.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { Storage } from '../storage/storage.js';
 import { AuditTrail, eventEntry } from './audit-trail.js';
 import { verifyAuditChainSync } from './verify-chain.js';

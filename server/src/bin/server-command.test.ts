@@ -4,18 +4,18 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { describe, it } from 'vitest';
+import { entryPoint, nodeArguments } from '../testing/node-command.js';
 import { withTempHome } from '../testing/scoped.js';
 import { contractClient } from '../testing/test-server.js';
 
 const binaries = {
-  'svc-local': fileURLToPath(new URL('./svc-local.js', import.meta.url)),
-  'svc-supervisor': fileURLToPath(new URL('./svc-supervisor.js', import.meta.url)),
+  'svc-local': entryPoint('./svc-local', import.meta.url),
+  'svc-supervisor': entryPoint('./svc-supervisor', import.meta.url),
 } as const;
 
 function run(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, nodeArguments(script, args), { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -37,7 +37,7 @@ describe('server binaries', () => {
 
   it('svc-supervisor serves the same REST API with the same options', async () => {
     await withTempHome('svc-supervisor-', async (home) => {
-      const child = spawn(process.execPath, [binaries['svc-supervisor'], '--host', '127.0.0.1', '--port', '0', '--log-level', 'error'], {
+      const child = spawn(process.execPath, nodeArguments(binaries['svc-supervisor'], ['--host', '127.0.0.1', '--port', '0', '--log-level', 'error']), {
         env: { PATH: process.env['PATH'] ?? '', SVC_HOME: home },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

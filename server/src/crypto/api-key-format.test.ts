@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { API_KEY_FORMAT, withCharacterChanged } from '../testing/api-key-text.js';
 import { API_KEY_PREFIX, apiKeyDigest, apiKeyDisplayPrefix, apiKeyShape, generateApiKey } from './api-key-format.js';
 

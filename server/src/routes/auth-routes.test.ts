@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
-import { before, describe, it } from 'node:test';
+import { beforeAll, describe, it } from 'vitest';
 import { adminCredentials, assertError, createKey, createUser, login, uniqueUsername, useServerWithAdmin, type LoggedInUser } from '../testing/index.js';
 
 const REFRESH_TOKEN_SECONDS = 7 * 24 * 60 * 60;
@@ -8,7 +8,7 @@ const REFRESH_TOKEN_SECONDS = 7 * 24 * 60 * 60;
 describe('POST /v1/auth/login and its /token alias', () => {
   const ctx = useServerWithAdmin();
   let disabled: LoggedInUser;
-  before(async () => {
+  beforeAll(async () => {
     disabled = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
     const response = await ctx.server.request('PUT', `/v1/admin/users/${disabled.id}`, { token: ctx.admin.accessToken, body: { enabled: false } });
     assert.equal(response.status, 200);
@@ -202,7 +202,7 @@ describe('POST /v1/auth/logout', () => {
 describe('GET /v1/auth/me', () => {
   const ctx = useServerWithAdmin();
   let reader: LoggedInUser;
-  before(async () => {
+  beforeAll(async () => {
     reader = await createUser(ctx.server, ctx.admin.accessToken, ['models:read', 'models:list', 'keys:create']);
   });
 

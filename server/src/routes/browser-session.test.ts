@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { adminCredentials, assertError, useServerWithAdmin, type TestResponse } from '../testing/index.js';
 
 /** The `svc_session=…` pair of a response's Set-Cookie, and its attributes. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { assertError, startFakeUpstream, useServerWithAdmin, type FakeUpstream, type TestServer } from '../testing/index.js';
 
 /** The `data:` payloads of a server-sent-event body. */
@@ -18,7 +18,7 @@ async function launch(server: TestServer, token: string, body: Record<string, un
 
 describe('inference with the built-in engine', () => {
   const ctx = useServerWithAdmin();
-  before(async () => {
+  beforeAll(async () => {
     await launch(ctx.server, ctx.admin.accessToken, { model_uid: 'chat', model_name: 'echo' });
     await launch(ctx.server, ctx.admin.accessToken, { model_uid: 'strict', model_name: 'echo-system-first' });
     await launch(ctx.server, ctx.admin.accessToken, { model_uid: 'embed', model_name: 'hash-embedding', model_type: 'embedding' });
@@ -128,7 +128,7 @@ describe('inference with the built-in engine', () => {
 describe('inference through the upstream engine', () => {
   const ctx = useServerWithAdmin({ config: { upstreamTimeoutMs: 400 } });
   let upstream: FakeUpstream;
-  before(async () => {
+  beforeAll(async () => {
     upstream = await startFakeUpstream();
     await launch(ctx.server, ctx.admin.accessToken, {
       model_uid: 'remote',
@@ -139,7 +139,7 @@ describe('inference through the upstream engine', () => {
     });
     await launch(ctx.server, ctx.admin.accessToken, { model_uid: 'remote-embed', model_name: 'e', model_type: 'embedding', upstream_base_url: upstream.baseUrl });
   });
-  after(() => upstream.close());
+  afterAll(() => upstream.close());
 
   it('forwards a chat completion with the upstream key and model name, and passes the answer through', async () => {
     upstream.mode = { kind: 'ok' };

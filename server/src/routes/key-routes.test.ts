@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
-import { before, describe, it } from 'node:test';
+import { beforeAll, describe, it } from 'vitest';
 import {
   API_KEY_FORMAT,
   assertError,
@@ -23,7 +23,7 @@ describe('POST /v1/admin/keys', () => {
   const ctx = useServerWithAdmin();
   let creator: LoggedInUser;
   let keyOfficer: LoggedInUser;
-  before(async () => {
+  beforeAll(async () => {
     creator = await createUser(ctx.server, ctx.admin.accessToken, ['keys:create', 'models:list']);
     keyOfficer = await createUser(ctx.server, ctx.admin.accessToken, ['keys:create', 'keys:manage']);
   });
@@ -148,7 +148,7 @@ describe('GET /v1/admin/keys and /v1/admin/keys/{key_id}', () => {
   let alice: LoggedInUser;
   let bob: LoggedInUser;
   const keyIds: Record<string, string> = {};
-  before(async () => {
+  beforeAll(async () => {
     alice = await createUser(ctx.server, ctx.admin.accessToken, ['keys:create']);
     bob = await createUser(ctx.server, ctx.admin.accessToken, ['keys:create']);
     keyIds['admin'] = (await createKey(ctx.server, ctx.admin.accessToken, { name: 'admin key' })).id;
@@ -211,7 +211,7 @@ describe('PUT /v1/admin/keys/{key_id}', () => {
   const ctx = useServerWithAdmin();
   let creator: LoggedInUser;
   let keyManager: LoggedInUser;
-  before(async () => {
+  beforeAll(async () => {
     creator = await createUser(ctx.server, ctx.admin.accessToken, ['keys:create', 'models:list', 'models:read']);
     keyManager = await createUser(ctx.server, ctx.admin.accessToken, ['keys:manage']);
   });
@@ -313,7 +313,7 @@ describe('API key expiry', () => {
 describe('DELETE /v1/admin/keys/{key_id}', () => {
   const ctx = useServerWithAdmin();
   let creator: LoggedInUser;
-  before(async () => {
+  beforeAll(async () => {
     creator = await createUser(ctx.server, ctx.admin.accessToken, ['keys:create']);
   });
 
@@ -345,7 +345,7 @@ describe('GET /v1/admin/keys/{key_id}/reveal', () => {
   let creator: LoggedInUser;
   let keyManager: LoggedInUser;
   let plain: LoggedInUser;
-  before(async () => {
+  beforeAll(async () => {
     creator = await createUser(ctx.server, ctx.admin.accessToken, ['keys:create', 'models:list']);
     keyManager = await createUser(ctx.server, ctx.admin.accessToken, ['keys:manage']);
     plain = await createUser(ctx.server, ctx.admin.accessToken, []);
@@ -427,7 +427,7 @@ describe('reveal when the stored ciphertext cannot be opened', () => {
 describe('GET and PUT /v1/admin/keys/{key_id}/permissions', () => {
   const ctx = useServerWithAdmin();
   let creator: LoggedInUser;
-  before(async () => {
+  beforeAll(async () => {
     creator = await createUser(ctx.server, ctx.admin.accessToken, ['keys:create']);
   });
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { beforeAll, describe, it } from 'vitest';
 import { createKey, useServerWithAdmin } from '../testing/index.js';
 
 describe('audit records of the model routes', () => {
   const ctx = useServerWithAdmin();
   let restrictedKey: string;
-  before(async () => {
+  beforeAll(async () => {
     const launched = await ctx.server.request('POST', '/v1/models', { token: ctx.admin.accessToken, body: { model_uid: 'audited-chat', model_name: 'echo' } });
     assert.equal(launched.status, 201, launched.text);
     restrictedKey = (await createKey(ctx.server, ctx.admin.accessToken, { name: 'only-other', model_permissions: [{ permission_type: 'model_id', permission_value: 'other' }] })).key;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { beforeAll, describe, it } from 'vitest';
 import { assertError, contractClient, createKey, createUser, setupAdmin, startServerProcess, useServer, useServerWithAdmin, withTempHome, type LoggedInUser } from '../testing/index.js';
 
 describe('model routes: launch, list, get, stop', () => {
   const ctx = useServerWithAdmin();
   let operator: LoggedInUser;
-  before(async () => {
+  beforeAll(async () => {
     operator = await createUser(ctx.server, ctx.admin.accessToken, ['models:list', 'models:write', 'models:read', 'keys:create']);
   });
 
@@ -70,7 +70,7 @@ describe('model routes: per-key model restrictions', () => {
   let onlyChat: string;
   let onlyEmbeddings: string;
   let nothing: string;
-  before(async () => {
+  beforeAll(async () => {
     for (const body of [
       { model_uid: 'chat-a', model_name: 'echo' },
       { model_uid: 'chat-b', model_name: 'echo' },
@@ -131,7 +131,7 @@ describe('model routes: per-key model restrictions', () => {
 describe('model registrations', () => {
   const ctx = useServerWithAdmin();
   let registrar: LoggedInUser;
-  before(async () => {
+  beforeAll(async () => {
     registrar = await createUser(ctx.server, ctx.admin.accessToken, ['models:list', 'models:register', 'models:write']);
   });
 

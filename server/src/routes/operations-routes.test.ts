@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { assertError, createKey, createUser, useServerWithAdmin, type LoggedInUser } from '../testing/index.js';
 
 for (const { label, path, directoryName, listPermission, deletePermission } of [
@@ -14,13 +14,13 @@ for (const { label, path, directoryName, listPermission, deletePermission } of [
     let operator: LoggedInUser;
     let outside: string;
     let directory: string;
-    before(async () => {
+    beforeAll(async () => {
       operator = await createUser(ctx.server, ctx.admin.accessToken, [listPermission, deletePermission]);
       directory = join(ctx.server.home, directoryName);
       outside = mkdtempSync(join(tmpdir(), 'svc-outside-'));
       writeFileSync(join(outside, 'precious.txt'), 'do not delete');
     });
-    after(() => rmSync(outside, { recursive: true, force: true }));
+    afterAll(() => rmSync(outside, { recursive: true, force: true }));
 
     it('lists nothing while the directory does not exist', async () => {
       const response = await ctx.server.request('GET', path, { token: operator.accessToken });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { beforeAll, describe, it } from 'vitest';
 import {
   adminCredentials,
   assertError,
@@ -20,7 +20,7 @@ const sorted = (permissions: readonly string[]) => [...permissions].sort();
 describe('POST /v1/admin/users', () => {
   const ctx = useServerWithAdmin();
   let manager: LoggedInUser;
-  before(async () => {
+  beforeAll(async () => {
     manager = await createUser(ctx.server, ctx.admin.accessToken, ['users:manage']);
   });
 
@@ -134,7 +134,7 @@ describe('POST /v1/admin/users', () => {
 describe('GET /v1/admin/users and /v1/admin/users/{user_id}', () => {
   const ctx = useServerWithAdmin();
   let user: LoggedInUser;
-  before(async () => {
+  beforeAll(async () => {
     user = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
   });
 
@@ -172,7 +172,7 @@ describe('GET /v1/admin/users and /v1/admin/users/{user_id}', () => {
 describe('PUT /v1/admin/users/{user_id}', () => {
   const ctx = useServerWithAdmin();
   let manager: LoggedInUser;
-  before(async () => {
+  beforeAll(async () => {
     manager = await createUser(ctx.server, ctx.admin.accessToken, ['users:manage', 'models:list']);
   });
 
@@ -278,7 +278,7 @@ describe('PUT /v1/admin/users/{user_id}', () => {
 describe('the last enabled administrator, with authentication switched off', () => {
   const ctx = useServer({ env: { SVC_AUTH_ADVANCED: 'false' } });
   let adminId: string;
-  before(async () => {
+  beforeAll(async () => {
     const setup = await ctx.server.request('POST', '/v1/admin/setup', { body: adminCredentials });
     assert.equal(setup.status, 201);
     adminId = setup.body.id;
@@ -316,7 +316,7 @@ describe('two admins disabling each other at once', () => {
   const ctx = useServer();
   let first: LoggedInUser;
   let second: LoggedInUser;
-  before(async () => {
+  beforeAll(async () => {
     first = await setupAdmin(ctx.server);
     second = await createUser(ctx.server, first.accessToken, ['admin']);
   });
@@ -421,7 +421,7 @@ describe('PUT /v1/admin/users/{user_id}/password', () => {
 describe('GET and PUT /v1/admin/users/{user_id}/permissions', () => {
   const ctx = useServerWithAdmin();
   let manager: LoggedInUser;
-  before(async () => {
+  beforeAll(async () => {
     manager = await createUser(ctx.server, ctx.admin.accessToken, ['users:manage', 'models:list', 'models:read']);
   });
 

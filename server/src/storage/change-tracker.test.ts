@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import { ChangeTracker, MAX_READING_AGE_MS } from './change-tracker.js';
 import { openDatabase, type Database } from './database.js';
@@ -14,13 +14,13 @@ describe('ChangeTracker', () => {
   let otherProcess: BetterSqlite3.Database;
   const commitElsewhere = () => otherProcess.prepare("UPDATE users SET updated_at = updated_at + 1 WHERE id = 'u'").run();
 
-  before(async () => {
+  beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), 'svc-tracker-'));
     db = openDatabase(join(home, 'auth.db'));
     db.prepare("INSERT INTO users (id, username, password_hash, source, created_at, updated_at) VALUES ('u', 'u', 'x', 'local', 0, 0)").run();
     otherProcess = new BetterSqlite3(join(home, 'auth.db'));
   });
-  after(async () => {
+  afterAll(async () => {
     otherProcess.close();
     db.close();
     await rm(home, { recursive: true, force: true });

@@ -2,7 +2,7 @@
  * `before`/`after` hooks that give a `describe` block its own test server (and, optionally, its
  * first admin), started once before the block's tests and closed after them.
  */
-import { after, before } from 'node:test';
+import { afterAll, beforeAll } from 'vitest';
 import { setupAdmin, type LoggedInUser } from './fixtures.js';
 import { startTestServer, type TestServer } from './test-server.js';
 
@@ -27,11 +27,11 @@ function notReady(helper: string, what: string): Error {
 
 function registerServer(helper: string, options: TestServerOptions | undefined, afterStart?: (server: TestServer) => Promise<void>): ServerHandle {
   let server: TestServer | undefined;
-  before(async () => {
+  beforeAll(async () => {
     server = await startTestServer(options);
     await afterStart?.(server);
   });
-  after(() => server?.close());
+  afterAll(() => server?.close());
   return {
     get server() {
       if (server === undefined) throw notReady(helper, 'server');

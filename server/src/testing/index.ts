@@ -5,6 +5,7 @@
 export { startTestServer, contractClient, type TestServer, type TestResponse, type RequestOptions, type ContractClient } from './test-server.js';
 export { adminCredentials, login, setupAdmin, createUser, createKey, uniqueUsername, type LoggedInUser } from './fixtures.js';
 export { startServerProcess, svcLocalPath, type ServerProcess } from './server-process.js';
+export { entryPoint, nodeArguments, nodeShellCommand } from './node-command.js';
 export { useServer, useServerWithAdmin, type ServerHandle, type ServerWithAdminHandle, type TestServerOptions } from './hooks.js';
 export { assertError, assertLegacyDeprecation } from './assertions.js';
 export { pollUntil, sleep } from './polling.js';

@@ -3,11 +3,11 @@
  * restart or a `kill -9`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { entryPoint, nodeArguments } from './node-command.js';
 import { databasePathOf, seedSecuritySettings, type TestSecuritySettings } from './security-settings.js';
 
-/** The compiled `svc-local` entry point. */
-export const svcLocalPath = fileURLToPath(new URL('../bin/svc-local.js', import.meta.url));
+/** The `svc-local` entry point (the TypeScript source in tests; start it with {@link nodeArguments}). */
+export const svcLocalPath = entryPoint('../bin/svc-local', import.meta.url);
 
 /** A running `svc-local` process. */
 export interface ServerProcess {
@@ -35,7 +35,7 @@ export function startServerProcess(
 ): Promise<ServerProcess> {
   const databasePath = databasePathOf(env);
   if (databasePath !== null) seedSecuritySettings(databasePath, options.securitySettings);
-  const child = spawn(process.execPath, [svcLocalPath, '--port', '0', '--log-level', 'error', ...args], {
+  const child = spawn(process.execPath, nodeArguments(svcLocalPath, ['--port', '0', '--log-level', 'error', ...args]), {
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

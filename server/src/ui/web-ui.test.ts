@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
-import { setupAdmin, svcLocalPath, useServer, withTempHome } from '../testing/index.js';
+import { afterAll, describe, it } from 'vitest';
+import { nodeArguments, setupAdmin, svcLocalPath, useServer, withTempHome } from '../testing/index.js';
 import { clientRoutes } from './client-routes.js';
 
 const INDEX = '<!doctype html><html><head><script type="module" src="/assets/app-1234.js"></script></head><body><div id="root"></div></body></html>';
@@ -41,7 +41,7 @@ async function assertApiNotFound(response: Response, where: string): Promise<voi
 describe('the web UI beside the API (SVC_FRONTEND_DIST_DIR)', () => {
   const build = writeBuild();
   const ctx = useServer({ env: { SVC_FRONTEND_DIST_DIR: build } });
-  after(() => rm(build, { recursive: true, force: true }));
+  afterAll(() => rm(build, { recursive: true, force: true }));
 
   it('answers index.html with the security headers at every client route, so a reload opens the page', async () => {
     for (const path of clientRoutes) {
@@ -117,7 +117,7 @@ describe('svc-local with an unusable SVC_FRONTEND_DIST_DIR', () => {
     await withTempHome('svc-ui-', async (home) => {
       const empty = join(home, 'empty-build');
       await mkdir(empty);
-      const child = spawn(process.execPath, [svcLocalPath, '--port', '0'], {
+      const child = spawn(process.execPath, nodeArguments(svcLocalPath, ['--port', '0']), {
         env: { PATH: process.env['PATH'] ?? '', SVC_HOME: home, SVC_FRONTEND_DIST_DIR: empty },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { operationSpecs, ResponseValidator } from '@svc/server';
 import {
   contractClient,
@@ -57,7 +57,7 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
   const failures: string[] = [];
   let sent = 0;
 
-  before(async () => {
+  beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), 'svc-fuzz-'));
     server = await startServerProcess({ SVC_HOME: home });
     client = contractClient(server.baseUrl);
@@ -68,7 +68,7 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
     victimKey = key.key;
   });
 
-  after(async () => {
+  afterAll(async () => {
     await server?.stop();
     if (home !== undefined) await rm(home, { recursive: true, force: true });
   });
@@ -147,7 +147,7 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
     }
     const anonymousSample = cases.filter((c) => c.authorization === undefined && random.chance(0.15)).map(anonymous);
     await pool([...cases, ...anonymousSample], run);
-    t.diagnostic(`${sent} requests (${anonymousSample.length} anonymous) over ${operationSpecs.length} operations`);
+    await t.annotate(`${sent} requests (${anonymousSample.length} anonymous) over ${operationSpecs.length} operations`);
     report('fuzzed requests');
   });
 
@@ -194,7 +194,7 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
         }
       }
     });
-    t.diagnostic(`${cases.length} raw requests`);
+    await t.annotate(`${cases.length} raw requests`);
     assert.equal(failures.length, before, failures.slice(before).join('\n'));
   });
 

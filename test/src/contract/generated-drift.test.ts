@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 
 // This file runs from test/dist/contract/; the repository root is three levels up.
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));

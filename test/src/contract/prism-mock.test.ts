@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ResponseValidator } from '@svc/server';
 import { repoRoot, startPrism, type PrismMock } from '../support/prism.js';
 
@@ -17,12 +17,12 @@ describe('Prism mock of the contract', () => {
   let baseUrl: string;
   const validator = new ResponseValidator();
 
-  before(async () => {
+  beforeAll(async () => {
     prism = await startPrism();
     baseUrl = prism.baseUrl;
   });
 
-  after(() => prism?.stop());
+  afterAll(() => prism?.stop());
 
   it('answers GET /v1/admin/setup/status with the contract example', async () => {
     const contract = JSON.parse(readFileSync(`${repoRoot}server/src/generated/contract.json`, 'utf8')) as BundledContract;

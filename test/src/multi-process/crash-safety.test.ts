@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { contractClient, login, adminCredentials, setupAdmin, startServerProcess, type ServerProcess } from '@svc/server/testing';
 
@@ -92,7 +92,7 @@ describe('crash safety', () => {
       assert.deepEqual(unexpected, []);
       assert.equal(failuresAfterKill, CLIENTS, 'every client was cut off by the kill');
       assert.ok(users.length > 0 && keys.length > 0);
-      t.diagnostic(`killed after ${users.length} users and ${keys.length} keys were acknowledged`);
+      await t.annotate(`killed after ${users.length} users and ${keys.length} keys were acknowledged`);
 
       second = await startServerProcess({ SVC_HOME: home });
       const restarted = contractClient(second.baseUrl);

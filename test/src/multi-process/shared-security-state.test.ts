@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { recordOfflineAuditEvent, Storage, verifyAuditChainOffline } from '@svc/server/internals';
 import {
   assertError,
@@ -30,7 +30,7 @@ describe('brute-force state and audit chain shared by two processes', () => {
   let b: ContractClient;
   let admin: LoggedInUser;
 
-  before(async () => {
+  beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), 'svc-shared-security-'));
     const env = { SVC_HOME: home, SVC_TRUSTED_PROXIES: '127.0.0.1' };
     processes.push(await startServerProcess(env, [], { securitySettings: 'production' }));
@@ -40,7 +40,7 @@ describe('brute-force state and audit chain shared by two processes', () => {
     admin = await setupAdmin(a);
   });
 
-  after(async () => {
+  afterAll(async () => {
     await Promise.all(processes.map((p) => p.stop()));
     if (home !== undefined) await rm(home, { recursive: true, force: true });
   });

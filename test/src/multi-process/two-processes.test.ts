@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
   assertError,
   contractClient,
@@ -30,7 +30,7 @@ describe('two processes on one SVC_HOME', () => {
   let b: ContractClient;
   let admin: LoggedInUser;
 
-  before(async () => {
+  beforeAll(async () => {
     // mkdtemp gives an empty directory: no database, no secrets yet.
     home = await mkdtemp(join(tmpdir(), 'svc-two-processes-'));
     const started = await Promise.allSettled([startServerProcess({ SVC_HOME: home }), startServerProcess({ SVC_HOME: home })]);
@@ -40,7 +40,7 @@ describe('two processes on one SVC_HOME', () => {
     b = contractClient(processes[1]!.baseUrl);
   });
 
-  after(async () => {
+  afterAll(async () => {
     await Promise.all(processes.map((p) => p.stop()));
     if (home !== undefined) await rm(home, { recursive: true, force: true });
   });

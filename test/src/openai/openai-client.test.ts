@@ -3,7 +3,7 @@
  * any OpenAI-compatible client by pointing its base URL at `{svc}/v1`.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import OpenAI, { AuthenticationError, PermissionDeniedError } from 'openai';
 import { createKey, startFakeUpstream, useServerWithAdmin, type FakeUpstream } from '@svc/server/testing';
 
@@ -13,7 +13,7 @@ describe('the openai npm package against svc', () => {
   let apiKey: string;
   let upstream: FakeUpstream;
 
-  before(async () => {
+  beforeAll(async () => {
     for (const body of [
       { model_uid: 'chat', model_name: 'echo' },
       { model_uid: 'embedder', model_name: 'hash-embedding', model_type: 'embedding' },
@@ -31,7 +31,7 @@ describe('the openai npm package against svc', () => {
     apiKey = (await createKey(ctx.server, ctx.admin.accessToken, { name: 'openai client' })).key;
     openai = new OpenAI({ baseURL: `${ctx.server.baseUrl}/v1`, apiKey, maxRetries: 0 });
   });
-  after(() => upstream.close());
+  afterAll(() => upstream.close());
 
   it('lists the models', async () => {
     const ids: string[] = [];

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { build, type BuildFailure, type Message, type Metafile } from 'esbuild';
 
 /** Where `@svc/sdk` is resolved from: this package, which depends on it like an application would. */

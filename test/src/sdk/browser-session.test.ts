@@ -5,7 +5,7 @@
  * browser's part (one cookie, sent only to its path, as a browser would).
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { Client, type StoredSession, type TokenStore } from '@svc/sdk';
 import { adminCredentials, useServerWithAdmin } from '@svc/server/testing';
 

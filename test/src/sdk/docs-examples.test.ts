@@ -21,7 +21,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import ts from 'typescript';
 import { Client } from '@svc/sdk';
 import { errorRegistry, operationSpecs } from '@svc/server';
@@ -132,15 +132,16 @@ describe('docs/sdk.md', () => {
     let admin: LoggedInUser;
     let prism: PrismMock | undefined;
 
-    before(async () => {
-      // Inside test/dist/ (ignored by git): `@svc/sdk` and `msw` resolve from the workspace's node_modules.
-      directory = await mkdtemp(join(repoRoot, 'test/dist/.docs-examples-'));
+    beforeAll(async () => {
+      // Inside test/ (the folder is ignored by git): `@svc/sdk` (the built package, as users install
+      // it) and `msw` resolve from the workspace's node_modules.
+      directory = await mkdtemp(join(repoRoot, 'test/.docs-examples-'));
       server = await startTestServer();
       admin = await setupAdmin(server);
       if (runnable.some((block) => block.code.includes(PRISM_LITERAL))) prism = await startPrism();
     });
 
-    after(async () => {
+    afterAll(async () => {
       await prism?.stop();
       await server?.close();
       if (directory !== undefined) await rm(directory, { recursive: true, force: true });

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { before, describe, it } from 'node:test';
+import { beforeAll, describe, it } from 'vitest';
 import {
   APIError,
   AuthenticationError,
@@ -85,7 +85,7 @@ describe('SDK against the real server', () => {
   let baseUrl: string;
   let admin: Client;
 
-  before(async () => {
+  beforeAll(async () => {
     baseUrl = ctx.server.baseUrl;
     admin = new Client({ baseUrl });
     await admin.setup.createAdmin(adminCredentials);

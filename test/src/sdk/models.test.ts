@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { BadRequestError, Client, ConflictError, InternalServerError, NotFoundError, PermissionDeniedError, type APIError } from '@svc/sdk';
 import { createKey, startFakeUpstream, useServerWithAdmin, type FakeUpstream } from '@svc/server/testing';
 
@@ -21,11 +21,11 @@ describe('SDK: models, registrations and inference', () => {
   const ctx = useServerWithAdmin({ config: { upstreamTimeoutMs: 300 } });
   let client: Client;
   let upstream: FakeUpstream;
-  before(async () => {
+  beforeAll(async () => {
     client = new Client({ baseUrl: ctx.server.baseUrl, apiKey: (await createKey(ctx.server, ctx.admin.accessToken, { name: 'sdk models' })).key });
     upstream = await startFakeUpstream();
   });
-  after(() => upstream.close());
+  afterAll(() => upstream.close());
 
   it('launches, lists, gets and stops models', async () => {
     const launched = await client.models.launch({ model_uid: 'sdk-echo', model_name: 'echo' });
@@ -93,7 +93,7 @@ describe('SDK: models, registrations and inference', () => {
 describe('SDK: cache, virtual environments, logs and metrics', () => {
   const ctx = useServerWithAdmin();
   let client: Client;
-  before(async () => {
+  beforeAll(async () => {
     client = new Client({ baseUrl: ctx.server.baseUrl, apiKey: (await createKey(ctx.server, ctx.admin.accessToken, { name: 'sdk ops' })).key });
   });
 

@@ -4,7 +4,7 @@
  * is checked against the contract by the server's `ResponseValidator`.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { AuthenticationError, Client, MemoryTokenStore } from '@svc/sdk';
 import { ResponseValidator } from '@svc/server';
 import { startPrism, type PrismMock } from '../support/prism.js';
@@ -25,11 +25,11 @@ const contractCheckingFetch: typeof fetch = async (input, init) => {
 describe('SDK against the Prism mock of the contract', () => {
   let prism: PrismMock;
 
-  before(async () => {
+  beforeAll(async () => {
     prism = await startPrism();
   });
 
-  after(() => prism?.stop());
+  afterAll(() => prism?.stop());
 
   it('answers setup.status() with contract-shaped data', async () => {
     const client = new Client({ baseUrl: prism.baseUrl, fetch: contractCheckingFetch });

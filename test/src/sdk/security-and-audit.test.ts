@@ -4,7 +4,7 @@
  * exports (raw and parsed) and verification.
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { beforeAll, describe, it } from 'vitest';
 import { BadRequestError, Client, PermissionDeniedError, RateLimitError } from '@svc/sdk';
 import { adminCredentials, useServer } from '@svc/server/testing';
 
@@ -13,7 +13,7 @@ describe('SDK: client.security and client.audit', () => {
   let admin: Client;
   let baseUrl: string;
 
-  before(async () => {
+  beforeAll(async () => {
     baseUrl = handle.server.baseUrl;
     admin = new Client({ baseUrl, maxRetries: 0 });
     await admin.setup.createAdmin(adminCredentials);

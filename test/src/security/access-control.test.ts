@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { before, describe, it } from 'node:test';
+import { beforeAll, describe, it } from 'vitest';
 import { operationSpecs, ResponseValidator, type OperationSpec } from '@svc/server';
 import {
   adminCredentials,
@@ -45,7 +45,7 @@ describe('security: deny by default (R29)', () => {
   /** Credentials holding no permission at all: a user's token, a key they own, an admin key narrowed to nothing. */
   let zeroCredentials: [string, string][];
 
-  before(async () => {
+  beforeAll(async () => {
     nobody = await createUser(ctx.server, ctx.admin.accessToken, []);
     const victim = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
     const adminKey = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r29-target' });
@@ -140,7 +140,7 @@ describe('security: deny by default (R29)', () => {
 describe('security: each permission opens its operations (R29, the positive side)', () => {
   const ctx = useServerWithAdmin();
   let ids: { userId: string; keyId: string };
-  before(async () => {
+  beforeAll(async () => {
     const victim = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
     const key = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r29-positive-target' });
     ids = { userId: victim.id, keyId: key.id };

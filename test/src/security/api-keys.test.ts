@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync, statSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import {
   adminCredentials,
   API_KEY_FORMAT,

@@ -4,16 +4,15 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { describe, it } from 'node:test';
-import { setupAdmin, withTestServer } from '@svc/server/testing';
+import { describe, it } from 'vitest';
+import { entryPoint, nodeArguments, setupAdmin, withTestServer } from '@svc/server/testing';
 import { databasePath, withDatabase } from './support.js';
 
-const cli = fileURLToPath(import.meta.resolve('@svc/server').replace(/index\.js$/, 'bin/svc-audit-verify.js'));
+const cli = entryPoint('../../../server/src/bin/svc-audit-verify', import.meta.url);
 
 function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { env: { PATH: process.env['PATH'] ?? '' } }, (error, stdout, stderr) => {
+    execFile(process.execPath, nodeArguments(cli, args), { env: { PATH: process.env['PATH'] ?? '' } }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : ((error as { code?: number }).code ?? 1), stdout, stderr });
     });
   });

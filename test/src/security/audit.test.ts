@@ -4,7 +4,7 @@
  * through the API; and its hash chain shows the first edited or removed record.
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { beforeAll, describe, it } from 'vitest';
 import { allPermissions, operationSpecs } from '@svc/server';
 import { chainHash, recordOfflineAuditEvent, Storage, type StoredAuditEntry } from '@svc/server/internals';
 import {
@@ -35,7 +35,7 @@ describe('security: audit trail (R35–R38)', () => {
   let bob: LoggedInUser;
   let keyId: string;
 
-  before(async () => {
+  beforeAll(async () => {
     const server = handle.server;
     admin = await setupAdmin(server);
     const token = admin.accessToken;

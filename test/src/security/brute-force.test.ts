@@ -8,7 +8,7 @@
  * with `X-Forwarded-For: 203.0.113.x` while the administrator calls from 127.0.0.1 itself.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import {
   adminCredentials,
   assertError,

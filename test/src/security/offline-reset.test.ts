@@ -7,14 +7,13 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { describe, it } from 'node:test';
-import { contractClient, login, setupAdmin, startServerProcess } from '@svc/server/testing';
+import { describe, it } from 'vitest';
+import { contractClient, entryPoint, login, nodeArguments, setupAdmin, startServerProcess } from '@svc/server/testing';
 
-const resetTool = fileURLToPath(new URL('../../../cli/dist/bin/svc-reset-auth-password.js', import.meta.url));
+const resetTool = entryPoint('../../../cli/src/bin/svc-reset-auth-password', import.meta.url);
 
 function run(args: string[], env: Record<string, string>): Promise<number | null> {
-  const child = spawn(process.execPath, [resetTool, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: 'ignore' });
+  const child = spawn(process.execPath, nodeArguments(resetTool, args), { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: 'ignore' });
   return new Promise((resolve) => child.once('close', resolve));
 }
 

@@ -3,7 +3,7 @@
  * hashes in its SQLite file.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { loadConfig } from '@svc/server';
 import { assertError, login, startTestServer, uniqueUsername, useServerWithAdmin, withTempHome, withTestServer } from '@svc/server/testing';
 import { countUsers, withDatabase } from './support.js';

@@ -4,7 +4,7 @@
  * with their own issue.)
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { beforeAll, describe, it } from 'vitest';
 import { adminCredentials, assertError, createUser, login, useServerWithAdmin, withTestServer, type LoggedInUser, type TestResponse } from '@svc/server/testing';
 import { countUsers } from './support.js';
 
@@ -70,7 +70,7 @@ describe('security: login failures (R8)', () => {
   let disabled: LoggedInUser;
   let active: LoggedInUser;
 
-  before(async () => {
+  beforeAll(async () => {
     active = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
     disabled = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
     const off = await ctx.server.request('PUT', `/v1/admin/users/${disabled.id}`, { token: ctx.admin.accessToken, body: { enabled: false } });

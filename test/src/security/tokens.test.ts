@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { before, describe, it } from 'node:test';
+import { beforeAll, describe, it } from 'vitest';
 import {
   adminCredentials,
   assertError,
@@ -48,7 +48,7 @@ describe('security: access tokens (R12–R16)', () => {
     if (code !== undefined) assert.equal(result.code, code, what);
   };
 
-  before(async () => {
+  beforeAll(async () => {
     user = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
     secret = jwtSecret(ctx.server.home);
     ({ header, payload: claims } = decodeJwt(user.accessToken));

@@ -3,7 +3,7 @@
  * land on one process or on several processes sharing one SVC_HOME.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { contractClient, login, startServerProcess, withTempHome, withTestServer, type ContractClient, type ServerProcess } from '@svc/server/testing';
 
 const PASSWORD = 'a parallel setup passphrase';

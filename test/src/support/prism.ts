@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root (this file runs from test/dist/support/). */
+/** The repository root. */
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const prismBin = `${repoRoot}node_modules/.bin/prism`;
 const STARTUP_DEADLINE_MS = 30_000;

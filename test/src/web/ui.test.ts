@@ -17,7 +17,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { Client, RateLimitError } from '@svc/sdk';
 import { pollUntil, startServerProcess, type ServerProcess } from '@svc/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -47,7 +47,7 @@ describe('web UI (Chromium against svc-local)', () => {
     page.screenshot({ path: join(screenshots, `${name}.png`), fullPage, style: '.mantine-Notifications-root { display: none !important; }' });
   const dialog = (name: string | RegExp) => page.getByRole('dialog', { name });
 
-  before(async () => {
+  beforeAll(async () => {
     assert.ok(existsSync(join(repositoryRoot, 'web/dist/index.html')), 'the web UI is built (npm run build builds web/dist)');
     home = await mkdtemp(join(tmpdir(), 'svc-web-e2e-'));
     screenshots = process.env['SVC_UPDATE_SCREENSHOTS'] === '1' ? join(repositoryRoot, 'docs/screenshots') : join(home, 'screenshots');
@@ -69,7 +69,7 @@ describe('web UI (Chromium against svc-local)', () => {
     page.on('pageerror', (error) => problems.push(error.message));
   });
 
-  after(async () => {
+  afterAll(async () => {
     await browser?.close();
     await server?.stop();
     await rm(home, { recursive: true, force: true });

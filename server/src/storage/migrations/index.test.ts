@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { latestVersion, migrations, pendingMigrations, type Migration } from './index.js';
 
 const step = (version: number): Migration => ({ version, name: `${String(version).padStart(3, '0')}-step`, sql: '' });

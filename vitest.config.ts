@@ -1,0 +1,50 @@
+/**
+ * The test runner for every TypeScript test of every workspace: vitest, running the `.ts` sources
+ * directly (no compile step first). `@svc/*` imports resolve to `src/` through the `svc-source`
+ * export condition, and the processes the tests start run the sources through tsx
+ * (`server/src/runtime/source-runtime.ts`). Each test file runs in its own process (`forks`), two at
+ * a time, as the machines here have two cores.
+ */
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+
+const sourceConditions = ['svc-source', 'module', 'node', 'development|production'];
+
+/** One project per workspace (and one for the browser tests), each with its own files. */
+function project(name: string, include: string[], extra: Partial<TestProjectInlineConfiguration['test']> = {}): TestProjectInlineConfiguration {
+  return {
+    extends: true,
+    test: { name, include, ...extra },
+  };
+}
+
+export default defineConfig({
+  resolve: { conditions: sourceConditions },
+  ssr: { resolve: { conditions: sourceConditions, externalConditions: ['svc-source'] } },
+  test: {
+    environment: 'node',
+    pool: 'forks',
+    maxWorkers: 2,
+    // Real servers, real processes, argon2 and a real browser on two cores: generous limits, since
+    // a timed-out test proves nothing about the code. No test asserts on time.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    teardownTimeout: 30_000,
+    env: { NODE_ENV: 'test' },
+    reporters: ['default', './scripts/vitest-summary-reporter.ts'],
+    coverage: {
+      provider: 'v8',
+      include: ['server/src/**/*.ts', 'sdk/src/**/*.ts', 'cli/src/**/*.ts'],
+      exclude: ['**/*.test.ts', '**/generated/**', '**/testing/**', '**/type-tests.ts'],
+      reporter: ['text-summary', 'text', 'html', 'json-summary'],
+      reportsDirectory: 'coverage',
+    },
+    projects: [
+      project('server', ['server/src/**/*.test.ts']),
+      project('sdk', ['sdk/src/**/*.test.ts']),
+      project('cli', ['cli/src/**/*.test.ts']),
+      project('bench', ['bench/src/**/*.test.ts'], { passWithNoTests: true }),
+      project('test', ['test/src/**/*.test.ts'], { exclude: ['test/src/web/**'], globalSetup: ['test/src/support/build-sdk-package.ts'] }),
+      project('browser', ['test/src/web/**/*.test.ts'], { globalSetup: ['test/src/support/build-web-ui.ts'] }),
+    ],
+  },
+});
