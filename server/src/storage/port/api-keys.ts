@@ -1,0 +1,63 @@
+/** The API keys aggregate of the storage port. */
+
+/** One entry of a key's model restrictions (`all`, `model_id` or `model_type`). */
+export interface ModelRestriction {
+  type: string;
+  value: string | null;
+}
+
+/** A stored key: never the plaintext; its digest is the lookup handle, its ciphertext the reveal. */
+export interface ApiKeyRecord {
+  id: string;
+  userId: string;
+  ownerUsername: string;
+  keyPrefix: string;
+  ciphertext: Buffer;
+  encryptionKeyId: string;
+  name: string;
+  description: string | null;
+  enabled: boolean;
+  expiresAt: number | null;
+  lastUsedAt: number | null;
+  modelRestrictions: readonly ModelRestriction[];
+  /** Narrowed permissions, or `null` for the owner's live set. */
+  permissions: readonly string[] | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What {@link ApiKeyStore.create} stores. */
+export interface NewApiKey {
+  id: string;
+  userId: string;
+  digest: Buffer;
+  keyPrefix: string;
+  ciphertext: Buffer;
+  encryptionKeyId: string;
+  name: string;
+  description: string | null;
+  expiresAt: number | null;
+  modelRestrictions: readonly ModelRestriction[];
+  permissions: readonly string[] | null;
+  now: number;
+}
+
+/** The fields an update may change. */
+export type ApiKeyChanges = Partial<Pick<ApiKeyRecord, 'name' | 'description' | 'enabled' | 'expiresAt' | 'modelRestrictions' | 'permissions'>>;
+
+/** API keys. */
+export interface ApiKeyStore {
+  /** The hot path on a cache miss: one indexed lookup whose cost does not grow with the table. */
+  findByDigest(digest: Buffer): Promise<ApiKeyRecord | null>;
+  findById(id: string): Promise<ApiKeyRecord | null>;
+  /** Every key, or those of one owner. */
+  list(ownerId: string | null): Promise<ApiKeyRecord[]>;
+  count(): Promise<number>;
+  /** `'owner_missing'` when the owner was deleted meanwhile. */
+  create(key: NewApiKey): Promise<'created' | 'owner_missing'>;
+  update(id: string, changes: ApiKeyChanges, now: number): Promise<boolean>;
+  replaceCiphertext(id: string, ciphertext: Buffer, encryptionKeyId: string, now: number): Promise<void>;
+  delete(id: string): Promise<boolean>;
+  /** Never invalidates caches on either backend. */
+  touchLastUsed(id: string, now: number): Promise<void>;
+}
