@@ -9,11 +9,12 @@ import { verifyAuditChainSync } from './verify-chain.js';
 
 const DAY = 86_400_000;
 
-async function withStorage(work: (storage: Storage) => void | Promise<void>): Promise<void> {
+async function withStorage(work: (storage: Storage, databasePath: string) => void | Promise<void>): Promise<void> {
   const home = await mkdtemp(join(tmpdir(), 'svc-audit-trail-'));
-  const storage = Storage.open(join(home, 'auth.db'));
+  const databasePath = join(home, 'auth.db');
+  const storage = Storage.open(databasePath);
   try {
-    await work(storage);
+    await work(storage, databasePath);
   } finally {
     storage.close();
     await rm(home, { recursive: true, force: true });
@@ -77,6 +78,23 @@ describe('AuditTrail with its writer thread', () => {
       storage.close();
       await rm(home, { recursive: true, force: true });
     }
+  });
+});
+
+describe('AuditTrail with its writer thread', () => {
+  it('writes through the thread, which starts from the TypeScript sources as well as from the build', async () => {
+    await withStorage(async (storage, databasePath) => {
+      const errors: unknown[] = [];
+      const log = { error: (...args: unknown[]) => errors.push(args), warn: () => undefined, info: () => undefined, debug: () => undefined };
+      const trail = new AuditTrail(storage.audit, 90, { thread: true, databasePath });
+      trail.useLogger(log as unknown as Parameters<AuditTrail['useLogger']>[0]);
+      for (let i = 0; i < 5; i += 1) trail.recordEvent({ event_type: 'threaded', action: `a${i}`, status: 'success' });
+      await trail.flush();
+      await trail.close();
+      assert.deepEqual(errors, [], 'the writer thread failed and the trail fell back to this thread');
+      assert.equal(storage.audit.count(), 5);
+      assert.equal(verifyAuditChainSync(storage.audit).ok, true);
+    });
   });
 });
 

@@ -17,7 +17,7 @@ import { keySubject, type BruteForceEvent, type BruteForceListener } from '../br
 import type { AuditRepository } from '../storage/audit-repository.js';
 import { canonicalEncoding, cleanText, type AuditEntry } from './audit-entry.js';
 import type { WriterReply, WriterRequest } from './audit-writer-thread.js';
-import { runningFromSource, siblingModule, sourceLoaderFlags } from '../runtime/source-runtime.js';
+import { siblingModule, startWorker } from '../runtime/source-runtime.js';
 
 /** Flush once this many records are queued. */
 export const FLUSH_BATCH_SIZE = 512;
@@ -97,10 +97,7 @@ export class AuditTrail implements BruteForceListener {
     this.#repository = repository;
     this.#retentionDays = retentionDays;
     if (mode.thread) {
-      this.#worker = new Worker(siblingModule('./audit-writer-thread', import.meta.url), {
-        workerData: { databasePath: mode.databasePath },
-        ...(runningFromSource ? { execArgv: sourceLoaderFlags() } : {}),
-      });
+      this.#worker = startWorker(siblingModule('./audit-writer-thread', import.meta.url), { workerData: { databasePath: mode.databasePath } });
       this.#worker.on('message', (reply: WriterReply) => this.#settle(reply));
       this.#worker.on('error', (error) => this.#log?.error({ err: error }, 'audit writer thread failed; writing on the main thread from now on'));
       this.#worker.on('exit', () => this.#writerGone());
