@@ -43,7 +43,7 @@ export default defineConfig({
       project('sdk', ['sdk/src/**/*.test.ts']),
       project('cli', ['cli/src/**/*.test.ts']),
       project('bench', ['bench/src/**/*.test.ts'], { passWithNoTests: true }),
-      project('test', ['test/src/**/*.test.ts'], { exclude: ['test/src/web/**'], globalSetup: ['test/src/support/build-sdk-package.ts'] }),
+      project('test', ['test/src/**/*.test.ts'], { exclude: ['test/src/web/**', 'test/src/containers/**'], globalSetup: ['test/src/support/build-sdk-package.ts'] }),
       project('browser', ['test/src/web/**/*.test.ts'], { globalSetup: ['test/src/support/build-web-ui.ts'] }),
     ],
   },
