@@ -30,8 +30,9 @@ describe('svc model commands', () => {
   const handle = useServerWithAdmin();
   let home: string;
   let adminKey: string;
+  // A wide terminal: these tests read whole table rows (fitting narrower ones: table-width.test.ts).
   const svc = (args: string[], input?: string) =>
-    runTool(tools.svc, args, { env: { SVC_HOME: home, SVC_ENDPOINT: handle.server.baseUrl }, ...(input === undefined ? {} : { input }) });
+    runTool(tools.svc, args, { env: { SVC_HOME: home, SVC_ENDPOINT: handle.server.baseUrl, COLUMNS: '250' }, ...(input === undefined ? {} : { input }) });
   /** Runs `svc`, expecting success. */
   const ok = async (args: string[], input?: string) => {
     const result = await svc(args, input);
