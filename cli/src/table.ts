@@ -44,14 +44,21 @@ function columnWidths(headings: readonly string[], rows: readonly (readonly stri
   const cells = (column: number) => rows.map((row) => row[column] ?? '');
   const natural = headings.map((heading, column) => Math.max(textWidth(heading), ...cells(column).map(textWidth)));
   if (sum(natural) <= available) return natural;
-  // First try to keep words whole (up to a length), then accept cutting them; headings stay whole.
-  const wholeWords = headings.map((heading, column) => Math.max(longestWord(heading), Math.min(MAX_WHOLE_WORD, Math.max(0, ...cells(column).map(longestWord))), MIN_COLUMN_WIDTH));
-  const cutWords = headings.map((heading) => Math.max(longestWord(heading), MIN_COLUMN_WIDTH));
-  for (const preferred of [wholeWords, cutWords]) {
-    const minimum = preferred.map((value, column) => (keep.has(column) ? (natural[column] as number) : Math.min(value, natural[column] as number)));
-    if (sum(minimum) <= available) return share(minimum, natural, available);
+  // Each column wants its longest word whole (up to a length); when that is too wide, the columns
+  // with the longest words give up room first, down to their floor (headings and kept columns whole).
+  const floor = headings.map((heading, column) => (keep.has(column) ? (natural[column] as number) : Math.min(natural[column] as number, Math.max(longestWord(heading), MIN_COLUMN_WIDTH))));
+  const minimum = headings.map((heading, column) =>
+    Math.max(floor[column] as number, Math.min(natural[column] as number, Math.max(longestWord(heading), Math.min(MAX_WHOLE_WORD, Math.max(0, ...cells(column).map(longestWord)))))),
+  );
+  for (let excess = sum(minimum) - available; excess > 0; excess -= 1) {
+    let widest = -1;
+    for (let column = 0; column < minimum.length; column += 1) {
+      if ((minimum[column] as number) > (floor[column] as number) && (widest < 0 || (minimum[column] as number) > (minimum[widest] as number))) widest = column;
+    }
+    if (widest < 0) return null;
+    minimum[widest] = (minimum[widest] as number) - 1;
   }
-  return null;
+  return share(minimum, natural, available);
 }
 
 /**
