@@ -83,6 +83,20 @@ describe('svc model commands', () => {
     await ok(['logout']);
   });
 
+  it("launch without --model-type takes the family's type; an unknown family's hint names svc registrations (exit 4)", async () => {
+    const vectors = jsonOf<ModelJson>(await ok(['launch', '--model-name', 'hash-embedding', '--json', '-ak', adminKey]));
+    assert.deepEqual([vectors.model_uid, vectors.model_type, vectors.model_engine], ['hash-embedding', 'embedding', 'builtin']);
+    const embedded = await handle.server.request('POST', '/v1/embeddings', { token: adminKey, body: { model: 'hash-embedding', input: 'hello' } });
+    assert.equal(embedded.status, 200, 'the launched model embeds');
+    await ok(['terminate', 'hash-embedding', '-ak', adminKey]);
+    const unknown = await svc(['launch', '--model-name', 'no-such-family', '-ak', adminKey]);
+    assert.equal(unknown.code, 4);
+    assert.equal(unknown.stderr, 'svc: no model family named no-such-family; list them with: svc registrations --model-type LLM\n');
+    const wrongType = await svc(['launch', '--model-name', 'echo', '--model-type', 'embedding', '-ak', adminKey]);
+    assert.equal(wrongType.code, 4);
+    assert.equal(wrongType.stderr, 'svc: no embedding model family named echo; list them with: svc registrations --model-type embedding\n');
+  });
+
   describe('upstream models', () => {
     let upstream: FakeUpstream;
     beforeAll(async () => {
