@@ -1,22 +1,27 @@
 /**
  * What `svc` prints: tables and short sentences for people, or with `--json` the server's objects
  * as JSON for scripts. Results go to stdout; notes meant for people go to stderr so that they never
- * mix with JSON.
+ * mix with JSON. Tables fit the terminal's width (see {@link renderTable}).
  */
-import Table from 'cli-table3';
+import { renderRecord, renderTable } from './table.js';
 
 /** A column of a table: its heading and how a row shows in it. */
 export interface Column<T> {
   heading: string;
   value: (row: T) => string;
+  /** Never cut this column's text (an id people copy); rows become blocks when it cannot fit. */
+  keep?: boolean;
 }
 
 /** Prints results as tables or JSON. */
 export class Output {
   readonly json: boolean;
+  /** The width tables fit, in terminal columns. */
+  readonly width: number;
 
-  constructor(json: boolean) {
+  constructor(json: boolean, width: number) {
     this.json = json;
+    this.width = width;
   }
 
   /** Prints `rows` as a table, or `rows` as JSON. */
@@ -26,17 +31,15 @@ export class Output {
       process.stdout.write('(none)\n');
       return;
     }
-    const table = new Table({ head: columns.map((c) => c.heading), style: { head: [], border: [] } });
-    for (const row of rows) table.push(columns.map((c) => c.value(row)));
-    process.stdout.write(`${table.toString()}\n`);
+    const headings = columns.map((c) => c.heading);
+    const keep = new Set(columns.flatMap((c, index) => (c.keep === true ? [index] : [])));
+    process.stdout.write(renderTable(headings, rows.map((row) => columns.map((c) => c.value(row))), this.width, keep));
   }
 
   /** Prints one object as two columns (field, value), or as JSON. */
   record(value: unknown, fields: readonly [string, string][]): void {
     if (this.json) return this.data(value);
-    const table = new Table({ style: { head: [], border: [] } });
-    for (const [name, text] of fields) table.push({ [name]: text });
-    process.stdout.write(`${table.toString()}\n`);
+    process.stdout.write(renderRecord(fields, this.width));
   }
 
   /** Prints a sentence for people, or `value` as JSON (`{}` when absent). */
@@ -50,6 +53,7 @@ export class Output {
     process.stderr.write(`${sentence}\n`);
   }
 
+  /** Prints `value` as JSON. */
   data(value: unknown): void {
     process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   }

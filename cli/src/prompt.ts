@@ -115,3 +115,10 @@ function readHidden(question: string): Promise<string> {
     input.on('data', onData);
   });
 }
+
+/** All of standard input, as text (for a stdin that is not a terminal). */
+export async function readAllStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}

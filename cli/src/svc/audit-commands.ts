@@ -9,19 +9,26 @@ import { type Column } from '../output.js';
 import { createContext, withConnectionOptions, type ConnectionOptions } from './context.js';
 import { definedFields } from './defined-fields.js';
 
+/** The table of audit records: a few columns whose text wraps, so that it fits a terminal. */
 const recordColumns: Column<AuditRecord>[] = [
-  { heading: 'ID', value: (r) => String(r.id) },
-  { heading: 'TIME', value: (r) => `${r.timestamp.slice(0, 19).replace('T', ' ')}Z` },
-  { heading: 'EVENT', value: (r) => r.event_type },
-  { heading: 'ACTION', value: (r) => r.action },
-  { heading: 'STATUS', value: (r) => (r.http_status === null ? r.status : `${r.status} (${r.http_status})`) },
-  { heading: 'USER', value: (r) => r.user ?? '-' },
-  { heading: 'KEY', value: (r) => r.api_key_name ?? '-' },
-  { heading: 'MODEL', value: (r) => r.model_id ?? '-' },
-  { heading: 'TARGET', value: (r) => r.target ?? '-' },
-  { heading: 'REASON', value: (r) => r.reason ?? '-' },
+  { heading: 'ID', value: (r) => String(r.id), keep: true },
+  { heading: 'TIME', value: (r) => `${r.timestamp.slice(0, 10)} ${r.timestamp.slice(11, 19)}Z` },
+  { heading: 'EVENT', value: (r) => (r.action === r.event_type ? r.event_type : `${r.event_type} ${r.action}`) },
+  { heading: 'STATUS', value: (r) => (r.http_status === null ? r.status : `${r.status} ${r.http_status}`) },
+  { heading: 'WHO', value: (r) => [r.user ?? '-', ...(r.api_key_name === null ? [] : [`(key ${r.api_key_name})`])].join(' ') },
   { heading: 'IP', value: (r) => r.client_ip ?? '-' },
+  { heading: 'DETAILS', value: describeRecord },
 ];
+
+/** The model, target and reason of a record, those it has: `model echo; reason …`, else `-`. */
+function describeRecord(record: AuditRecord): string {
+  const parts = [
+    ...(record.model_id === null ? [] : [`model ${record.model_id}`]),
+    ...(record.target === null ? [] : [`target ${record.target}`]),
+    ...(record.reason === null ? [] : [`reason ${record.reason}`]),
+  ];
+  return parts.length === 0 ? '-' : parts.join('; ');
+}
 
 /** A whole number within bounds, for `--size` and `--page-from`. */
 function wholeNumber(min: number, max: number): (value: string) => number {

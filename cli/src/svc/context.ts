@@ -4,7 +4,7 @@
  */
 import { AuthenticationError, Client, MemoryTokenStore } from '@svc/sdk';
 import type { Command } from 'commander';
-import { DEFAULT_ENDPOINT, readCliEnvironment } from '../environment.js';
+import { DEFAULT_ENDPOINT, outputWidth, readCliEnvironment } from '../environment.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { Output } from '../output.js';
 import { FileTokenStore, SessionFile, sessionsFilePath } from '../session-file.js';
@@ -17,7 +17,10 @@ export interface ConnectionOptions {
   json?: boolean;
 }
 
-/** Adds the options every command takes. */
+/** The attribute names of the connection options, as commander stores them. */
+export const connectionOptionNames = ['endpoint', 'apiKey', 'json'] as const;
+
+/** Adds the options every command takes (and the program itself, before any command). */
 export function withConnectionOptions(command: Command): Command {
   return command
     .option('-e, --endpoint <url>', `the svc server (default: $SVC_ENDPOINT, else ${DEFAULT_ENDPOINT})`)
@@ -75,7 +78,7 @@ export function createContext(options: ConnectionOptions, mode: ContextMode = {}
     ? new Client({ baseUrl: endpoint, apiKey, tokenStore: new MemoryTokenStore() })
     : // No apiKey option: the SDK would fall back to SVC_API_KEY, which is not to be used here.
       new Client({ baseUrl: endpoint, apiKey: noApiKey, tokenStore: new FileTokenStore(sessions, endpoint, mode.session?.loginAs ?? null) });
-  return { endpoint, client, output: new Output(options.json === true), sessions, apiKey };
+  return { endpoint, client, output: new Output(options.json === true, outputWidth(environment)), sessions, apiKey };
 }
 
 /** Asked for only when no session exists: the call is not sent, and the user is told to log in. */

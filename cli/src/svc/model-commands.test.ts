@@ -30,8 +30,9 @@ describe('svc model commands', () => {
   const handle = useServerWithAdmin();
   let home: string;
   let adminKey: string;
+  // A wide terminal: these tests read whole table rows (fitting narrower ones: table-width.test.ts).
   const svc = (args: string[], input?: string) =>
-    runTool(tools.svc, args, { env: { SVC_HOME: home, SVC_ENDPOINT: handle.server.baseUrl }, ...(input === undefined ? {} : { input }) });
+    runTool(tools.svc, args, { env: { SVC_HOME: home, SVC_ENDPOINT: handle.server.baseUrl, COLUMNS: '250' }, ...(input === undefined ? {} : { input }) });
   /** Runs `svc`, expecting success. */
   const ok = async (args: string[], input?: string) => {
     const result = await svc(args, input);
@@ -80,6 +81,20 @@ describe('svc model commands', () => {
     assert.equal(taken.stderr.split('\n').length, 2, 'one line');
     await ok(['terminate', '--model-uid', 'vectors']);
     await ok(['logout']);
+  });
+
+  it("launch without --model-type takes the family's type; an unknown family's hint names svc registrations (exit 4)", async () => {
+    const vectors = jsonOf<ModelJson>(await ok(['launch', '--model-name', 'hash-embedding', '--json', '-ak', adminKey]));
+    assert.deepEqual([vectors.model_uid, vectors.model_type, vectors.model_engine], ['hash-embedding', 'embedding', 'builtin']);
+    const embedded = await handle.server.request('POST', '/v1/embeddings', { token: adminKey, body: { model: 'hash-embedding', input: 'hello' } });
+    assert.equal(embedded.status, 200, 'the launched model embeds');
+    await ok(['terminate', 'hash-embedding', '-ak', adminKey]);
+    const unknown = await svc(['launch', '--model-name', 'no-such-family', '-ak', adminKey]);
+    assert.equal(unknown.code, 4);
+    assert.equal(unknown.stderr, 'svc: no model family named no-such-family; list them with: svc registrations --model-type LLM\n');
+    const wrongType = await svc(['launch', '--model-name', 'echo', '--model-type', 'embedding', '-ak', adminKey]);
+    assert.equal(wrongType.code, 4);
+    assert.equal(wrongType.stderr, 'svc: no embedding model family named echo; list them with: svc registrations --model-type embedding\n');
   });
 
   describe('upstream models', () => {

@@ -5,7 +5,7 @@
  * A key with `model_permissions` reaches only the models they allow; the server's 403 names the model.
  */
 import { readFile } from 'node:fs/promises';
-import type { Model, ModelEngine, ModelFamilyDefinition, ModelLaunch, ModelRegistration, ModelType } from '@svc/sdk';
+import { NotFoundError, PermissionDeniedError, type Client, type Model, type ModelEngine, type ModelFamilyDefinition, type ModelLaunch, type ModelRegistration, type ModelType } from '@svc/sdk';
 import { Command, Option } from 'commander';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { showTime, type Column } from '../output.js';
@@ -76,18 +76,23 @@ export function registerModelCommands(program: Command): void {
     .action(async (options: LaunchOptions) => {
       const context = createContext(options);
       const upstreamApiKey = options.upstreamApiKey === '-' ? await promptSecret('Upstream API key: ') : options.upstreamApiKey;
+      const modelType = options.modelType ?? (await familyType(context.client, options.modelName));
       const body: ModelLaunch = {
         model_name: options.modelName,
         ...definedFields({
           model_uid: options.modelUid,
-          model_type: options.modelType,
+          model_type: modelType,
           model_engine: options.modelEngine,
           upstream_base_url: options.upstreamBaseUrl,
           upstream_api_key: upstreamApiKey,
           upstream_model: options.upstreamModel,
         }),
       };
-      const model = await context.client.models.launch(body);
+      const model = await context.client.models.launch(body).catch((error: unknown) => {
+        if (!(error instanceof NotFoundError && error.code === 'model_family_not_found')) throw error;
+        const type = modelType ?? 'LLM';
+        throw new CliError(ExitCode.notFoundOrConflict, `no ${options.modelType === undefined ? '' : `${type} `}model family named ${options.modelName}; list them with: svc registrations --model-type ${type}`);
+      });
       const where = model.upstream === null ? '' : ` at ${model.upstream.base_url}`;
       context.output.done(`Launched model ${model.model_uid} (${model.model_name}, ${model.model_type}, ${model.model_engine}${where}).`, model);
     });
@@ -132,6 +137,24 @@ export function registerModelCommands(program: Command): void {
       const context = createContext(options);
       context.output.table(await context.client.modelRegistrations.list(options.modelType), registrationColumns);
     });
+}
+
+/**
+ * The type of the family named `modelName`, for a launch without `--model-type`: the one type that
+ * has a built-in or registered family of that name. Undefined (the server's default, `LLM`) when no
+ * type has one, or when the caller may not list families.
+ */
+async function familyType(client: Client, modelName: string): Promise<ModelType | undefined> {
+  let found: ModelType[];
+  try {
+    const listings = await Promise.all(modelTypes.map(async (type) => ((await client.modelRegistrations.list(type)).some((family) => family.model_name === modelName) ? [type] : [])));
+    found = listings.flat();
+  } catch (error) {
+    if (error instanceof PermissionDeniedError) return undefined;
+    throw error;
+  }
+  if (found.length > 1) throw new CliError(ExitCode.usage, `there are model families named ${modelName} of several types (${found.join(', ')}); choose one with --model-type`);
+  return found[0];
 }
 
 /** The uid from the argument or `--model-uid` (both only when they agree). */

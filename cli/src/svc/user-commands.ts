@@ -12,7 +12,7 @@ import { parsePermissionList } from './parse.js';
 import { resolveUserId } from './resolve-user.js';
 
 const userColumns: Column<User>[] = [
-  { heading: 'ID', value: (u) => u.id },
+  { heading: 'ID', value: (u) => u.id, keep: true },
   { heading: 'USERNAME', value: (u) => u.username },
   { heading: 'ENABLED', value: (u) => (u.enabled ? 'yes' : 'no') },
   { heading: 'PERMISSIONS', value: (u) => showList(u.permissions) },

@@ -50,10 +50,12 @@ export function jsonOf<T = unknown>(result: ToolResult): T {
 }
 
 const PTY_DRIVER = String.raw`
-import json, os, pty, re, select, sys
+import fcntl, json, os, pty, re, select, struct, sys, termios
 spec = json.loads(sys.argv[1])
 pid, fd = pty.fork()
 if pid == 0:
+    if spec.get('columns'):
+        fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack('HHHH', 50, spec['columns'], 0, 0))
     os.execve(spec['argv'][0], spec['argv'], spec['env'])
 out = b''
 answers = spec['answers']
@@ -92,15 +94,21 @@ export interface PtyResult {
 }
 
 /**
- * Runs `script` in a pseudo-terminal. Each answer is `[regex, text]`: when the terminal shows text
- * matching the regex (after the previous match), `text` is typed (end it with `\r` for Enter).
+ * Runs `script` in a pseudo-terminal (`columns` wide when given). Each answer is `[regex, text]`:
+ * when the terminal shows text matching the regex (after the previous match), `text` is typed (end
+ * it with `\r` for Enter).
  */
 export async function runInPty(
   script: string,
   args: readonly string[],
-  options: { env: Record<string, string>; answers: readonly [string, string][] },
+  options: { env: Record<string, string>; answers: readonly [string, string][]; columns?: number },
 ): Promise<PtyResult> {
-  const spec = { argv: [process.execPath, ...nodeArguments(script, args)], env: { PATH: process.env['PATH'] ?? '', TERM: 'dumb', ...options.env }, answers: options.answers };
+  const spec = {
+    argv: [process.execPath, ...nodeArguments(script, args)],
+    env: { PATH: process.env['PATH'] ?? '', TERM: 'dumb', ...options.env },
+    answers: options.answers,
+    columns: options.columns ?? null,
+  };
   // Asynchronous: the server under test may run in this very process.
   const run = await runPython(JSON.stringify(spec));
   if (run.code !== 0) throw new Error(`pty driver failed (${run.code}): ${run.stderr}`);
