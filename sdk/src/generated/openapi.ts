@@ -1420,11 +1420,8 @@ export type components = {
             /** @description Null leaves the name unchanged (the reference web UI sends null for an emptied name). */
             name?: null | components["schemas"]["KeyName"];
             description?: components["schemas"]["KeyDescription"];
-            /**
-             * @description A boolean, or 0 / 1 as the reference server stores it.
-             * @enum {boolean|integer}
-             */
-            enabled?: true | false | 0 | 1;
+            /** @description A boolean, or 0 / 1 as the reference server stores it. */
+            enabled?: boolean | (0 | 1);
             expires_at?: components["schemas"]["KeyExpiry"];
             rate_limit_max_failures?: components["schemas"]["KeyRateLimit"];
             rate_limit_window_seconds?: components["schemas"]["KeyRateLimit"];
@@ -1544,7 +1541,7 @@ export type components = {
             /** @description Always null (svc serves no weights); present because the reference CLI's `list` reads it. */
             model_format: string | null;
             /** @description Always null; present for the reference CLI. */
-            model_size_in_billions: number | string | null;
+            model_size_in_billions: null | number | string;
             /** @description Always null; present for the reference CLI. */
             quantization: string | null;
             /** @description The length of the model's embeddings (embedding models), else null. */
