@@ -689,7 +689,26 @@ export const operationExamples: readonly OperationExample[] = [
     "public": false,
     "status": 200,
     "contentType": "application/json",
-    "example": null
+    "example": {
+      "id": "my-echo",
+      "object": "model",
+      "created": 1795255200,
+      "owned_by": "svc",
+      "model_uid": "my-echo",
+      "model_name": "echo",
+      "model_type": "LLM",
+      "model_engine": "builtin",
+      "model_ability": [
+        "chat",
+        "generate"
+      ],
+      "requires_system_message_first": false,
+      "model_format": null,
+      "model_size_in_billions": null,
+      "quantization": null,
+      "dimensions": null,
+      "upstream": null
+    }
   },
   {
     "operationId": "listModelRegistrations",

@@ -1617,11 +1617,12 @@ export type components = {
             [key: string]: unknown;
         };
         UiConfig: {
-            grafana_url: null;
-            grafana_datasource: null;
-            grafana_alert_datasource: null;
-            grafana_dashboard_uid: null;
-            cluster_name: null;
+            /** @description Always null (svc has no Grafana integration); so are the other `grafana_*` fields and `cluster_name`. */
+            grafana_url: string | null;
+            grafana_datasource: string | null;
+            grafana_alert_datasource: string | null;
+            grafana_dashboard_uid: string | null;
+            cluster_name: string | null;
             /** @description Always false (svc keeps its audit trail in its own database, not Elasticsearch). */
             es_enabled: boolean;
             /** @description Whether authentication is on. */
@@ -1631,7 +1632,7 @@ export type components = {
         };
         ClusterVersion: {
             version: string;
-            "full-revisionid": null;
+            "full-revisionid": string | null;
         };
         ChatMessage: {
             /** @enum {string} */
@@ -3579,6 +3580,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "my-echo",
+                     *       "object": "model",
+                     *       "created": 1795255200,
+                     *       "owned_by": "svc",
+                     *       "model_uid": "my-echo",
+                     *       "model_name": "echo",
+                     *       "model_type": "LLM",
+                     *       "model_engine": "builtin",
+                     *       "model_ability": [
+                     *         "chat",
+                     *         "generate"
+                     *       ],
+                     *       "requires_system_message_first": false,
+                     *       "model_format": null,
+                     *       "model_size_in_billions": null,
+                     *       "quantization": null,
+                     *       "dimensions": null,
+                     *       "upstream": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Model"];
                 };
             };
