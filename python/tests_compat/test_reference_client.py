@@ -87,6 +87,12 @@ class ReferenceClientTest(unittest.TestCase):
         self.assertEqual(answer.json()["model_uid"], "cli-echo")
         self.assertIn("vllm", answer.headers["Warning"])
         self.assertEqual(answer.json()["model_engine"], "builtin")
+        # Then the CLI polls until every instance is READY, ERROR or TERMINATED, reading the progress otherwise.
+        instances = self.send("GET", "/v1/models/instances?model_name=echo&model_uid=cli-echo")
+        self.assertEqual(instances.status, 200)
+        self.assertEqual([item["status"] for item in instances.json()], ["READY"])
+        progress = self.send("GET", "/v1/models/cli-echo/progress")
+        self.assertEqual((progress.status, progress.json()["progress"]), (200, 1.0))
 
     def test_launch_refusal_carries_a_detail(self) -> None:
         answer = self.send("POST", "/v1/models", launch_body("no-such-family"))

@@ -37,6 +37,7 @@ export type ModelEngine = Schemas['ModelEngine'];
 export type ModelFamilyDefinition = Schemas['ModelFamilyDefinition'];
 export type ModelRegistration = Schemas['ModelRegistration'];
 export type ModelFamilyDescription = Schemas['ModelFamilyDescription'];
+export type ModelInstance = Schemas['ModelInstance'];
 export type UiConfig = Schemas['UiConfig'];
 export type ClusterVersion = Schemas['ClusterVersion'];
 export type ChatMessage = Schemas['ChatMessage'];

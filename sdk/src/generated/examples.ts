@@ -655,6 +655,33 @@ export const operationExamples: readonly OperationExample[] = [
     }
   },
   {
+    "operationId": "listModelInstances",
+    "method": "GET",
+    "path": "/v1/models/instances",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": [
+      {
+        "model_uid": "my-echo",
+        "model_name": "echo",
+        "model_type": "LLM",
+        "status": "READY"
+      }
+    ]
+  },
+  {
+    "operationId": "getModelLaunchProgress",
+    "method": "GET",
+    "path": "/v1/models/{model_uid}/progress",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "progress": 1
+    }
+  },
+  {
     "operationId": "getModel",
     "method": "GET",
     "path": "/v1/models/{model_uid}",

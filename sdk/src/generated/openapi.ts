@@ -654,6 +654,51 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/models/instances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instances of running models (reference CLI)
+         * @description What the reference CLI polls after `xinference launch` until every instance is ready. svc
+         *     launches a model at once, so each running model is one instance, `READY`. Filtered by
+         *     `model_name` and `model_uid` when given; a key sees the models its restrictions allow.
+         */
+        get: operations["listModelInstances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/{model_uid}/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The running model's uid. */
+                model_uid: components["parameters"]["ModelUid"];
+            };
+            cookie?: never;
+        };
+        /**
+         * How far a model's launch is (reference CLI)
+         * @description Always 1.0 for a running model (svc launches at once); 404 for no such model.
+         */
+        get: operations["getModelLaunchProgress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models/{model_uid}": {
         parameters: {
             query?: never;
@@ -1474,7 +1519,7 @@ export type components = {
             id: components["schemas"]["Id"];
             key: string;
         };
-        /** @description A running model's uid (letters, digits, `.`, `_`, `-`, `:`). */
+        /** @description A running model's uid (letters, digits, `.`, `_`, `-`, `:`); `instances` is reserved. */
         ModelUid: string;
         /** @description A model family's name (letters, digits, `.`, `_`, `-`). */
         ModelName: string;
@@ -1615,6 +1660,16 @@ export type components = {
             multilingual: boolean;
         } & {
             [key: string]: unknown;
+        };
+        ModelInstance: {
+            model_uid: components["schemas"]["ModelUid"];
+            model_name: components["schemas"]["ModelName"];
+            model_type: components["schemas"]["ModelType"];
+            /** @constant */
+            status: "READY";
+        };
+        LaunchProgress: {
+            progress: number;
         };
         UiConfig: {
             /** @description Always null (svc has no Grafana integration); so are the other `grafana_*` fields and `cluster_name`. */
@@ -3511,6 +3566,74 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    listModelInstances: {
+        parameters: {
+            query?: {
+                model_name?: components["schemas"]["ModelName"];
+                model_uid?: components["schemas"]["ModelUid"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instances. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "model_uid": "my-echo",
+                     *         "model_name": "echo",
+                     *         "model_type": "LLM",
+                     *         "status": "READY"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ModelInstance"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getModelLaunchProgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The running model's uid. */
+                model_uid: components["parameters"]["ModelUid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The progress, from 0 to 1. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "progress": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LaunchProgress"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     getModel: {

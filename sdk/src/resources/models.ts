@@ -2,7 +2,7 @@
  * Models (`models:list`, `models:write`) and model families (`models:list`, `models:register`).
  * A key with `model_permissions` sees and reaches only the models they allow.
  */
-import type { Model, ModelFamilyDefinition, ModelFamilyDescription, ModelLaunch, ModelRegistration, ModelType } from '../types.js';
+import type { Model, ModelFamilyDefinition, ModelFamilyDescription, ModelInstance, ModelLaunch, ModelRegistration, ModelType } from '../types.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
 
@@ -34,6 +34,16 @@ export class ModelsResource {
    */
   launch(body: ModelLaunch): Promise<Model> {
     return unwrap(this.#api.POST('/v1/models', { body }));
+  }
+
+  /** `GET /v1/models/instances`: one `READY` instance per running model (what the reference CLI polls after a launch). */
+  instances(filter: { model_name?: string; model_uid?: string } = {}): Promise<ModelInstance[]> {
+    return unwrap(this.#api.GET('/v1/models/instances', { params: { query: filter } }));
+  }
+
+  /** `GET /v1/models/{model_uid}/progress`: always 1 for a running model (svc launches at once). */
+  async launchProgress(modelUid: string): Promise<number> {
+    return (await unwrap(this.#api.GET('/v1/models/{model_uid}/progress', { params: { path: { model_uid: modelUid } } }))).progress;
   }
 
   /** `DELETE /v1/models/{model_uid}`: stops the model; resolves to the model that was stopped. */

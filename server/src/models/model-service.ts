@@ -18,6 +18,9 @@ import { assertMayUseModel, mayUseModel, mayUseUidOfAnyType, modelAccessDenied }
 type ModelLaunch = components['schemas']['ModelLaunch'];
 type ModelFamilyDefinition = components['schemas']['ModelFamilyDefinition'];
 
+/** The uid no model may have: `GET /v1/models/instances` is the reference CLI's instance list. */
+const RESERVED_UID = 'instances';
+
 /** A launched model, with the `Warning` to answer when its engine name was replaced. */
 export interface LaunchedModel {
   model: ModelRecord;
@@ -71,6 +74,9 @@ export class ModelService {
    * reference server's `vllm`, `transformers`, …) falls back to `builtin`; `warning` says so.
    */
   launch(principal: Principal, request: ModelLaunch): LaunchedModel {
+    if (request.model_uid === RESERVED_UID) {
+      throw new ApiError('invalid_request', `model_uid "${RESERVED_UID}" is reserved (GET /v1/models/${RESERVED_UID} lists the instances)`, { param: 'model_uid' });
+    }
     const modelType = request.model_type ?? 'LLM';
     const requestedEngine = request.model_engine ?? (request.upstream_base_url === undefined ? 'builtin' : 'upstream');
     const engine: ModelEngine = requestedEngine === 'upstream' ? 'upstream' : 'builtin';
@@ -101,7 +107,7 @@ export class ModelService {
       createdAt: Date.now(),
     };
     this.#storage.transaction(() => {
-      if (this.#storage.models.findByUid(model.uid, { fresh: true }) !== null) {
+      if (model.uid === RESERVED_UID || this.#storage.models.findByUid(model.uid, { fresh: true }) !== null) {
         if (request.model_uid != null) {
           throw new ApiError('model_uid_taken', `A model with uid ${model.uid} is already running; stop it or choose another model_uid`, { param: 'model_uid' });
         }

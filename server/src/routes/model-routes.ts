@@ -16,7 +16,16 @@ export function modelHandlers(
   services: Services,
 ): Pick<
   Handlers,
-  'listModels' | 'launchModel' | 'getModel' | 'stopModel' | 'listModelRegistrations' | 'getModelRegistration' | 'registerModel' | 'unregisterModel'
+  | 'listModels'
+  | 'launchModel'
+  | 'getModel'
+  | 'stopModel'
+  | 'listModelInstances'
+  | 'getModelLaunchProgress'
+  | 'listModelRegistrations'
+  | 'getModelRegistration'
+  | 'registerModel'
+  | 'unregisterModel'
 > {
   const { models } = services;
   const repository = services.storage.models;
@@ -25,6 +34,19 @@ export function modelHandlers(
     getModel: ({ params, principal, request }) => {
       noteModel(request, repository, params.model_uid);
       return { status: 200, body: presentModel(models.get(principal, params.model_uid)) };
+    },
+    // The reference CLI polls these after a launch; svc's launches are done when answered.
+    listModelInstances: ({ query, principal }) => ({
+      status: 200,
+      body: models
+        .list(principal)
+        .filter((model) => (query.model_name === undefined || model.modelName === query.model_name) && (query.model_uid === undefined || model.uid === query.model_uid))
+        .map((model) => ({ model_uid: model.uid, model_name: model.modelName, model_type: model.modelType, status: 'READY' as const })),
+    }),
+    getModelLaunchProgress: ({ params, principal, request }) => {
+      noteModel(request, repository, params.model_uid);
+      models.get(principal, params.model_uid);
+      return { status: 200, body: { progress: 1 } };
     },
     launchModel: ({ body, principal, request }) => {
       noteFamily(request, { id: body.model_uid ?? body.model_name, name: body.model_name, type: body.model_type ?? 'LLM' });

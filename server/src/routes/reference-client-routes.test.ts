@@ -94,6 +94,18 @@ describe('model routes as the reference Python client and CLI call them', () => 
     assert.match(response.headers.get('warning') ?? '', /^299 svc ".*vllm.*builtin.*"$/);
   });
 
+  it('xinference launch then polls GET /v1/models/instances and /v1/models/{uid}/progress until READY', async () => {
+    const instances = await ctx.server.request('GET', '/v1/models/instances?model_name=echo-system-first&model_uid=cli-model', { headers: pythonHeaders(key) });
+    assert.equal(instances.status, 200, instances.text);
+    assert.deepEqual(instances.body, [{ model_uid: 'cli-model', model_name: 'echo-system-first', model_type: 'LLM', status: 'READY' }]);
+    const all = await ctx.server.request('GET', '/v1/models/instances', { headers: pythonHeaders(key) });
+    assert.ok(all.body.length >= 2);
+    const progress = await ctx.server.request('GET', '/v1/models/cli-model/progress', { headers: pythonHeaders(key) });
+    assert.deepEqual(progress.body, { progress: 1 });
+    assertError(await ctx.server.request('GET', '/v1/models/gone/progress', { headers: pythonHeaders(key) }), 404, 'model_not_found');
+    assertError(await ctx.server.request('POST', '/v1/models', { headers: pythonJsonHeaders(key), rawBody: launchBody({ model_name: 'echo', model_uid: 'instances' }) }), 400, 'invalid_request');
+  });
+
   it('an explicit model_uid that is taken still answers 409 model_uid_taken', async () => {
     await ctx.server.request('POST', '/v1/models', { headers: pythonJsonHeaders(key), rawBody: launchBody({ model_name: 'echo', model_uid: 'taken' }) });
     const again = await ctx.server.request('POST', '/v1/models', { headers: pythonJsonHeaders(key), rawBody: launchBody({ model_name: 'echo', model_uid: 'taken' }) });
