@@ -1372,7 +1372,8 @@ export type components = {
             must_change_password?: boolean;
         };
         UserUpdate: {
-            enabled?: boolean;
+            /** @description A boolean, or 0 / 1 as the reference server stores it. */
+            enabled?: boolean | (0 | 1);
             permissions?: components["schemas"]["PermissionInputList"];
         };
         UserPasswordSet: {

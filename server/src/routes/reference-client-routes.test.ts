@@ -252,6 +252,13 @@ describe('API key requests of the reference web UI', () => {
     assertError(await ui('PUT', `/v1/admin/keys/${created.body.id}`, { enabled: 2 }), 400, 'invalid_request');
   });
 
+  it('users: enabled as 0 / 1 too', async () => {
+    const user = await createUser(ctx.server, ctx.admin.accessToken, ['models:list']);
+    assert.equal((await ui('PUT', `/v1/admin/users/${user.id}`, { enabled: 0 })).body.enabled, false);
+    assert.equal((await ui('PUT', `/v1/admin/users/${user.id}`, { enabled: 1 })).body.enabled, true);
+    assertError(await ui('PUT', `/v1/admin/users/${user.id}`, { enabled: '1' }), 400, 'invalid_request');
+  });
+
   it('still refuses unknown fields (the newest UI\'s token budget, which svc does not enforce)', async () => {
     const body = { model_permissions: everyModel, token_renewal: 'none', request_rate_limit_enabled: false };
     assertError(await ui('POST', '/v1/admin/keys', body), 400, 'invalid_request');
