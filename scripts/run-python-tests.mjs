@@ -21,8 +21,8 @@ if (major !== 3 || minor < 9) {
   console.error(`run-python-tests: ${python} is Python ${version}: the Python client's tests need Python 3.9 or later`);
   process.exit(1);
 }
-/** The suite folders under python/: the client's core, and `tests_models` (the model routes). */
-const suites = ['tests', 'tests_models'];
+/** The suite folders under python/: the client's core, `tests_models` (the model routes) and `tests_compat` (the reference client's requests, replayed). */
+const suites = ['tests', 'tests_models', 'tests_compat'];
 const pythonPath = [join(root, 'python', 'src'), join(root, 'python'), process.env.PYTHONPATH].filter(Boolean).join(delimiter);
 console.log(`run-python-tests: Python ${version}`);
 let failed = false;

@@ -35,6 +35,7 @@ function fill(storage: Storage, userId: string, count: number, keep: string[], k
         expiresAt: null,
         modelPermissions: [],
         permissions: null,
+        rateLimit: { maxFailures: null, windowSeconds: null, banSeconds: null },
         now: Date.now(),
       });
     }

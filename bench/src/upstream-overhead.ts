@@ -90,7 +90,7 @@ export async function benchmarkUpstreamOverhead(options: { seconds: number; roun
     const key = await createKey(client, admin.accessToken, { name: 'bench upstream' });
     for (const [uid, upstream] of [['bench-upstream', slow], ['bench-instant', instant]] as const) {
       const launched = await client.request('POST', '/v1/models', { token: admin.accessToken, body: { model_uid: uid, model_name: uid, upstream_base_url: upstream.baseUrl } });
-      if (launched.status !== 201 && launched.body?.error?.code !== 'model_uid_taken') throw new Error(`launching the upstream model failed: ${launched.text}`);
+      if (launched.status !== 200 && launched.body?.error?.code !== 'model_uid_taken') throw new Error(`launching the upstream model failed: ${launched.text}`);
     }
     const auth = { authorization: `Bearer ${key.key}` };
     const scenarios = [

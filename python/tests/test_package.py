@@ -89,7 +89,7 @@ class PackageTest(unittest.TestCase):
     def test_every_resource_method_is_documented_in_the_guide(self) -> None:
         guide = (PYTHON_ROOT.parent / "docs" / "python.md").read_text(encoding="utf-8")
         client = Client("http://unused.test")
-        for name in ("health", "setup", "auth", "users", "keys", "models", "registrations", "chat"):
+        for name in ("health", "setup", "auth", "users", "keys", "models", "registrations", "chat", "completions", "embeddings", "security", "audit"):
             resource = getattr(client, name)
             methods = [method for method, _ in inspect.getmembers(type(resource), inspect.isfunction) if not method.startswith("_")]
             self.assertGreater(len(methods), 0, name)

@@ -43,7 +43,7 @@ class ModelsTest(ServerTestCase):
         self.assertEqual((model["model_engine"], model["upstream"]), ("builtin", None))
         self.assertIn(uid, [m["id"] for m in self.client.models.list()])
         self.assertEqual(self.client.models.get(uid)["model_uid"], uid)
-        self.assertIsNone(self.client.models.terminate(uid))
+        self.assertEqual(self.client.models.terminate(uid)["model_uid"], uid)
         self.assertNotIn(uid, [m["id"] for m in self.client.models.list()])
         with self.assertRaises(NotFoundError) as caught:
             self.client.models.get(uid)
@@ -98,6 +98,10 @@ class ModelsTest(ServerTestCase):
         self.assertEqual((family["model_name"], family["model_type"], family["is_builtin"]), (name, "LLM", False))
         self.assertIn(name, [f["model_name"] for f in self.client.registrations.list("LLM")])
         self.assertIn("echo", [f["model_name"] for f in self.client.registrations.list("LLM")])
+        described = self.client.registrations.get("LLM", name)
+        self.assertEqual((described["model_name"], described["model_ability"], described["requires_system_message_first"]), (name, ["chat"], True))
+        with self.assertRaises(NotFoundError):
+            self.client.registrations.get("LLM", unique_name("missing-"))
         uid = unique_name("m-")
         self.client.models.launch(name, model_uid=uid)
         with self.assertRaises(ConflictError) as in_use:

@@ -34,8 +34,8 @@ export async function clientCallsAreTyped(client: Client): Promise<void> {
   // A missing required field.
   // @ts-expect-error password is required
   await client.users.create({ username: 'alice' });
-  // @ts-expect-error name is required for a key
-  await client.keys.create({ description: 'no name' });
+  // @ts-expect-error a key's name is a string
+  await client.keys.create({ name: 42 });
 
   // An unknown permission name.
   // @ts-expect-error 'models:fly' is not a permission of the contract

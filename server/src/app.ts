@@ -9,6 +9,7 @@ import { requestEntry, type AuditContext } from './audit/request-audit.js';
 import { Authenticator, bearerCredential } from './auth/authenticator.js';
 import { BruteForceService, type BanStatus, type BruteForceListener } from './brute-force/brute-force-service.js';
 import { credentialId } from './brute-force/credential-id.js';
+import { apiKeyDigest } from './crypto/api-key-format.js';
 import { holdsAny, type Permission } from './auth/permissions.js';
 import { anonymousPrincipal, type Principal } from './auth/principal.js';
 import { ConfigError, type ServerConfig } from './config.js';
@@ -25,6 +26,7 @@ import { auditHandlers } from './routes/audit-routes.js';
 import { securityHandlers } from './routes/security-routes.js';
 import { authHandlers } from './routes/auth-routes.js';
 import { healthHandlers, SERVICE_VERSION } from './routes/health-routes.js';
+import { keyBanHandlers } from './routes/key-ban-routes.js';
 import { keyHandlers } from './routes/key-routes.js';
 import { setupHandlers } from './routes/setup-routes.js';
 import { userHandlers } from './routes/user-routes.js';
@@ -77,6 +79,8 @@ export interface AppOptions {
 
 /** Failed credentials that count towards a ban: guesses, not a real credential that expired or was disabled. */
 const countedCredentialFailures = new Set(['invalid_api_key', 'invalid_token']);
+/** Failures of a key that exists, counted only against keys with their own threshold. */
+const knownKeyFailures = new Set(['api_key_disabled', 'api_key_expired']);
 
 /** Query parameters that would carry a credential; refused so secrets never sit in URLs or logs. */
 const credentialQueryParameters = ['access_token', 'api_key', 'apikey', 'token', 'refresh_token', 'jwt'];
@@ -302,6 +306,7 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
     ...authHandlers(services),
     ...userHandlers(services),
     ...keyHandlers(services),
+    ...keyBanHandlers(services),
     ...modelHandlers(services),
     ...inferenceHandlers(services),
     ...operationsHandlers(services),
@@ -372,6 +377,13 @@ function authorize(spec: OperationSpec, services: Services, authenticator: Authe
       } catch (countingError) {
         // The answer stays the 401 the credential earned (R22: a malformed key needs no database).
         request.log.error({ err: countingError }, 'could not count a failed credential');
+      }
+    } else if (error instanceof ApiError && knownKeyFailures.has(error.code)) {
+      const keyId = credentialId(credential);
+      try {
+        bruteForce.recordKnownKeyFailure(request.audit.clientIp, keyId, apiKeyDigest(credential));
+      } catch (countingError) {
+        request.log.error({ err: countingError }, 'could not count a failed API key');
       }
     }
   };

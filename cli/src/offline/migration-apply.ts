@@ -76,6 +76,7 @@ export async function applyMigration(storage: Storage, users: readonly LegacyUse
           // Legacy keys reached every model, as a new key without restrictions does.
           modelPermissions: [{ permission_type: 'all', permission_value: null }],
           permissions: null,
+          rateLimit: { maxFailures: null, windowSeconds: null, banSeconds: null },
           now,
         });
       } else if (key.action === 're-encrypt') {

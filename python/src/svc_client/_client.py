@@ -10,12 +10,16 @@ from ._requester import ApiKeySource, Requester
 from ._transport import Transport
 from .errors import SvcError
 from .resources import (
+    AuditResource,
     AuthResource,
     ChatResource,
+    CompletionsResource,
+    EmbeddingsResource,
     HealthResource,
     KeysResource,
     ModelsResource,
     RegistrationsResource,
+    SecurityResource,
     SetupResource,
     UsersResource,
 )
@@ -73,6 +77,10 @@ class Client:
         self.models = ModelsResource(self._requester)
         self.registrations = RegistrationsResource(self._requester)
         self.chat = ChatResource(self._requester)
+        self.completions = CompletionsResource(self._requester)
+        self.embeddings = EmbeddingsResource(self._requester)
+        self.security = SecurityResource(self._requester)
+        self.audit = AuditResource(self._requester)
 
     def login(self, username: str, password: str) -> TokenPair:
         """``POST /v1/auth/login``: logs in; every later call carries the access token, refreshed automatically.

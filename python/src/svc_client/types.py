@@ -6,7 +6,7 @@ more fields than listed; the listed ones are those every answer has.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Literal, Optional, TypedDict
+from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
 __all__ = [
     "Permission",
@@ -27,6 +27,22 @@ __all__ = [
     "ChatMessage",
     "ChatCompletion",
     "ChatCompletionChunk",
+    "Completion",
+    "CompletionChunk",
+    "Embedding",
+    "EmbeddingList",
+    "ClusterVersion",
+    "UiConfig",
+    "AuditRecord",
+    "AuditSearchResult",
+    "AuditFilterOptions",
+    "AuditVerification",
+    "RateLimitRule",
+    "LoginLockoutRule",
+    "SecuritySettings",
+    "BannedIp",
+    "BannedKey",
+    "LockedAccount",
 ]
 
 #: A permission name of the spec's table (``admin`` holds all the others), or a legacy name on input.
@@ -123,6 +139,9 @@ class ApiKey(TypedDict):
     last_used_at: Optional[str]
     model_permissions: List[ModelPermission]
     permissions: Optional[List[Permission]]
+    rate_limit_max_failures: Optional[int]
+    rate_limit_window_seconds: Optional[int]
+    rate_limit_ban_seconds: Optional[int]
     revealable: bool
     created_at: str
     updated_at: str
@@ -156,6 +175,10 @@ class Model(TypedDict):
     model_engine: Literal["builtin", "upstream"]
     model_ability: List[str]
     requires_system_message_first: bool
+    model_format: Optional[str]
+    model_size_in_billions: Optional[Union[int, str]]
+    quantization: Optional[str]
+    dimensions: Optional[int]
     upstream: Optional[UpstreamInfo]
 
 
@@ -204,3 +227,124 @@ class ChatCompletionChunk(TypedDict):
     created: int
     model: str
     choices: List[Dict[str, Any]]
+
+
+class Completion(TypedDict):
+    """A text completion (OpenAI-compatible); ``choices[i]["text"]`` is the text."""
+
+    id: str
+    object: str
+    created: int
+    model: str
+    choices: List[Dict[str, Any]]
+
+
+class CompletionChunk(TypedDict):
+    """One chunk of a streamed completion (OpenAI-compatible)."""
+
+    id: str
+    object: str
+    created: int
+    model: str
+    choices: List[Dict[str, Any]]
+
+
+class Embedding(TypedDict):
+    """One embedding of an :class:`EmbeddingList`."""
+
+    object: str
+    index: int
+    embedding: List[float]
+
+
+class EmbeddingList(TypedDict):
+    """``POST /v1/embeddings`` (OpenAI-compatible)."""
+
+    object: str
+    data: List[Embedding]
+    model: str
+    usage: Dict[str, int]
+
+
+class ClusterVersion(TypedDict):
+    """``GET /v1/cluster/version`` (the reference server's shape; ``full-revisionid`` is always None)."""
+
+    version: str
+
+
+class UiConfig(TypedDict):
+    """``GET /v1/cluster/ui_config``: what the reference web UI reads before login."""
+
+    es_enabled: bool
+    auth_advanced: bool
+    oidc_enabled: bool
+
+
+#: One audit record: ``@timestamp``, ``timestamp``, ``event_type``, ``category``, ``action``,
+#: ``status``, ``user``, ``client_ip``, … (see ``AuditRecord`` in the contract).
+AuditRecord = Dict[str, Any]
+
+
+class AuditSearchResult(TypedDict):
+    """``GET /v1/audit/search``: a page of records, newest first, and how many match."""
+
+    hits: List[AuditRecord]
+    total: int
+
+
+#: ``GET /v1/audit/filter-options``: the distinct values of each filterable field.
+AuditFilterOptions = Dict[str, List[str]]
+#: ``GET /v1/audit/verify``: ``ok``, how many records were checked, and the first broken one.
+AuditVerification = Dict[str, Any]
+
+
+class RateLimitRule(TypedDict):
+    """``max_failures`` failures within ``window_seconds`` ban for ``ban_seconds``."""
+
+    max_failures: int
+    window_seconds: int
+    ban_seconds: int
+
+
+class LoginLockoutRule(TypedDict):
+    """The per-account login lockout."""
+
+    failures_before_lockout: int
+    wait_increment_seconds: int
+    max_wait_seconds: int
+    failure_reset_seconds: int
+
+
+class SecuritySettings(TypedDict):
+    """``GET /v1/admin/security/rate-limit``."""
+
+    ip: RateLimitRule
+    key: RateLimitRule
+    login: LoginLockoutRule
+
+
+class BannedIp(TypedDict):
+    """An active ban of a client IP (or of a key from one IP)."""
+
+    ip: str
+    banned_until: str
+    remaining_seconds: int
+
+
+class BannedKey(TypedDict):
+    """An active ban of a credential from one IP (``key_id`` is its ``sha256:…`` id)."""
+
+    ip: str
+    key_id: str
+    banned_until: str
+    remaining_seconds: int
+
+
+class LockedAccount(TypedDict):
+    """An account locked after failed logins."""
+
+    user_id: str
+    username: Optional[str]
+    lockouts: int
+    locked_until: str
+    remaining_seconds: int

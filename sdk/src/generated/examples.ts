@@ -39,6 +39,36 @@ export const operationExamples: readonly OperationExample[] = [
     }
   },
   {
+    "operationId": "getUiConfig",
+    "method": "GET",
+    "path": "/v1/cluster/ui_config",
+    "public": true,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "grafana_url": null,
+      "grafana_datasource": null,
+      "grafana_alert_datasource": null,
+      "grafana_dashboard_uid": null,
+      "cluster_name": null,
+      "es_enabled": false,
+      "auth_advanced": true,
+      "oidc_enabled": false
+    }
+  },
+  {
+    "operationId": "getClusterVersion",
+    "method": "GET",
+    "path": "/v1/cluster/version",
+    "public": true,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "version": "3.0.0",
+      "full-revisionid": null
+    }
+  },
+  {
     "operationId": "getSetupStatus",
     "method": "GET",
     "path": "/v1/admin/setup/status",
@@ -366,6 +396,9 @@ export const operationExamples: readonly OperationExample[] = [
           }
         ],
         "permissions": null,
+        "rate_limit_max_failures": null,
+        "rate_limit_window_seconds": null,
+        "rate_limit_ban_seconds": null,
         "revealable": true,
         "created_at": "2026-11-21T10:06:00.000Z",
         "updated_at": "2026-11-21T10:06:00.000Z"
@@ -398,6 +431,9 @@ export const operationExamples: readonly OperationExample[] = [
         }
       ],
       "permissions": null,
+      "rate_limit_max_failures": null,
+      "rate_limit_window_seconds": null,
+      "rate_limit_ban_seconds": null,
       "revealable": true,
       "created_at": "2026-11-21T10:06:00.000Z",
       "updated_at": "2026-11-21T10:06:00.000Z"
@@ -427,6 +463,9 @@ export const operationExamples: readonly OperationExample[] = [
         }
       ],
       "permissions": null,
+      "rate_limit_max_failures": null,
+      "rate_limit_window_seconds": null,
+      "rate_limit_ban_seconds": null,
       "revealable": true,
       "created_at": "2026-11-21T10:06:00.000Z",
       "updated_at": "2026-11-21T10:40:00.000Z"
@@ -456,6 +495,9 @@ export const operationExamples: readonly OperationExample[] = [
         }
       ],
       "permissions": null,
+      "rate_limit_max_failures": null,
+      "rate_limit_window_seconds": null,
+      "rate_limit_ban_seconds": null,
       "revealable": true,
       "created_at": "2026-11-21T10:06:00.000Z",
       "updated_at": "2026-11-21T10:40:00.000Z"
@@ -480,6 +522,43 @@ export const operationExamples: readonly OperationExample[] = [
     "example": {
       "id": "0192f7a6-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
       "key": "sk-svc-Xy7QpL2mN8vB4cR6tZ1wK9sD3fG5hJ0aE7uY2iO4nM6b1x3Zq9"
+    }
+  },
+  {
+    "operationId": "listApiKeyBans",
+    "method": "GET",
+    "path": "/v1/admin/keys/{key_id}/banned",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": [
+      {
+        "ip": "203.0.113.7",
+        "banned_until": "2026-11-21T11:00:00.000Z",
+        "remaining_seconds": 3412
+      }
+    ]
+  },
+  {
+    "operationId": "unbanApiKey",
+    "method": "POST",
+    "path": "/v1/admin/keys/{key_id}/unban",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "unbanned": 1
+    }
+  },
+  {
+    "operationId": "unbanApiKeyEverywhere",
+    "method": "POST",
+    "path": "/v1/admin/keys/{key_id}/unban-all",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "unbanned": 1
     }
   },
   {
@@ -538,6 +617,10 @@ export const operationExamples: readonly OperationExample[] = [
             "generate"
           ],
           "requires_system_message_first": false,
+          "model_format": null,
+          "model_size_in_billions": null,
+          "quantization": null,
+          "dimensions": null,
           "upstream": null
         }
       ]
@@ -548,7 +631,7 @@ export const operationExamples: readonly OperationExample[] = [
     "method": "POST",
     "path": "/v1/models",
     "public": false,
-    "status": 201,
+    "status": 200,
     "contentType": "application/json",
     "example": {
       "id": "my-echo",
@@ -564,7 +647,38 @@ export const operationExamples: readonly OperationExample[] = [
         "generate"
       ],
       "requires_system_message_first": false,
+      "model_format": null,
+      "model_size_in_billions": null,
+      "quantization": null,
+      "dimensions": null,
       "upstream": null
+    }
+  },
+  {
+    "operationId": "listModelInstances",
+    "method": "GET",
+    "path": "/v1/models/instances",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": [
+      {
+        "model_uid": "my-echo",
+        "model_name": "echo",
+        "model_type": "LLM",
+        "status": "READY"
+      }
+    ]
+  },
+  {
+    "operationId": "getModelLaunchProgress",
+    "method": "GET",
+    "path": "/v1/models/{model_uid}/progress",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "progress": 1
     }
   },
   {
@@ -588,6 +702,10 @@ export const operationExamples: readonly OperationExample[] = [
         "generate"
       ],
       "requires_system_message_first": false,
+      "model_format": null,
+      "model_size_in_billions": null,
+      "quantization": null,
+      "dimensions": null,
       "upstream": null
     }
   },
@@ -596,9 +714,28 @@ export const operationExamples: readonly OperationExample[] = [
     "method": "DELETE",
     "path": "/v1/models/{model_uid}",
     "public": false,
-    "status": 204,
-    "contentType": null,
-    "example": null
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "id": "my-echo",
+      "object": "model",
+      "created": 1795255200,
+      "owned_by": "svc",
+      "model_uid": "my-echo",
+      "model_name": "echo",
+      "model_type": "LLM",
+      "model_engine": "builtin",
+      "model_ability": [
+        "chat",
+        "generate"
+      ],
+      "requires_system_message_first": false,
+      "model_format": null,
+      "model_size_in_billions": null,
+      "quantization": null,
+      "dimensions": null,
+      "upstream": null
+    }
   },
   {
     "operationId": "listModelRegistrations",
@@ -628,7 +765,7 @@ export const operationExamples: readonly OperationExample[] = [
     "method": "POST",
     "path": "/v1/model_registrations/{model_type}",
     "public": false,
-    "status": 201,
+    "status": 200,
     "contentType": "application/json",
     "example": {
       "model_name": "my-assistant",
@@ -644,13 +781,45 @@ export const operationExamples: readonly OperationExample[] = [
     }
   },
   {
+    "operationId": "getModelRegistration",
+    "method": "GET",
+    "path": "/v1/model_registrations/{model_type}/{model_name}",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "model_name": "echo",
+      "model_type": "LLM",
+      "model_ability": [
+        "chat",
+        "generate"
+      ],
+      "requires_system_message_first": false,
+      "dimensions": null,
+      "is_builtin": true,
+      "description": "Answers with the last user message; deterministic, no weights.",
+      "created_at": null,
+      "model_description": "Answers with the last user message; deterministic, no weights.",
+      "model_lang": [
+        "en"
+      ],
+      "language": [
+        "en"
+      ],
+      "model_family": null,
+      "multilingual": false
+    }
+  },
+  {
     "operationId": "unregisterModel",
     "method": "DELETE",
     "path": "/v1/model_registrations/{model_type}/{model_name}",
     "public": false,
-    "status": 204,
-    "contentType": null,
-    "example": null
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "ok": true
+    }
   },
   {
     "operationId": "createChatCompletion",
@@ -1002,6 +1171,7 @@ export const operationExamples: readonly OperationExample[] = [
       "hits": [
         {
           "id": 42,
+          "@timestamp": "2026-11-21T10:00:00.123Z",
           "timestamp": "2026-11-21T10:00:00.123Z",
           "event_type": "api_call",
           "category": "auth",

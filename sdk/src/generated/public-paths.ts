@@ -5,6 +5,8 @@
 export const publicOperations: ReadonlySet<string> = new Set([
   'GET /status',
   'GET /v1/cluster/auth',
+  'GET /v1/cluster/ui_config',
+  'GET /v1/cluster/version',
   'GET /v1/admin/setup/status',
   'POST /v1/admin/setup',
   'POST /v1/auth/login',

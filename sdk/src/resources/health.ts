@@ -1,7 +1,7 @@
 /**
  * Health and the authentication switch (public).
  */
-import type { ClusterAuth, ServiceStatus } from '../types.js';
+import type { ClusterAuth, ClusterVersion, ServiceStatus, UiConfig } from '../types.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
 
@@ -20,5 +20,15 @@ export class HealthResource {
   /** `GET /v1/cluster/auth`: whether every other call needs credentials. */
   authEnabled(): Promise<ClusterAuth> {
     return unwrap(this.#api.GET('/v1/cluster/auth'));
+  }
+
+  /** `GET /v1/cluster/version`: the server's version (the reference server's shape). */
+  version(): Promise<ClusterVersion> {
+    return unwrap(this.#api.GET('/v1/cluster/version'));
+  }
+
+  /** `GET /v1/cluster/ui_config`: what the reference web UI reads before login. */
+  uiConfig(): Promise<UiConfig> {
+    return unwrap(this.#api.GET('/v1/cluster/ui_config'));
   }
 }

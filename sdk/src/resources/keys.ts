@@ -1,7 +1,7 @@
 /**
  * API keys (`keys:create` for one's own, `keys:manage` for everyone's).
  */
-import type { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyUpdate, ModelPermission } from '../types.js';
+import type { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyUpdate, BannedIp, ModelPermission } from '../types.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
 
@@ -62,5 +62,20 @@ export class KeysResource {
       this.#api.PUT('/v1/admin/keys/{key_id}/permissions', { params: { path: { key_id: keyId } }, body: asRequestBody({ model_permissions: modelPermissions }) }),
     );
     return body.model_permissions;
+  }
+
+  /** `GET /v1/admin/keys/{key_id}/banned` (`admin`): the client IPs the key is banned from, with the time left. */
+  listBans(keyId: string): Promise<BannedIp[]> {
+    return unwrap(this.#api.GET('/v1/admin/keys/{key_id}/banned', { params: { path: { key_id: keyId } } }));
+  }
+
+  /** `POST /v1/admin/keys/{key_id}/unban` (`admin`): lifts the key's ban from `ip`; resolves to how many were lifted (0 or 1). */
+  async unban(keyId: string, ip: string): Promise<number> {
+    return (await unwrap(this.#api.POST('/v1/admin/keys/{key_id}/unban', { params: { path: { key_id: keyId } }, body: { ip } }))).unbanned;
+  }
+
+  /** `POST /v1/admin/keys/{key_id}/unban-all` (`admin`): lifts every ban of the key; resolves to how many. */
+  async unbanAll(keyId: string): Promise<number> {
+    return (await unwrap(this.#api.POST('/v1/admin/keys/{key_id}/unban-all', { params: { path: { key_id: keyId } } }))).unbanned;
   }
 }

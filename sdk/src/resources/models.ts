@@ -2,7 +2,7 @@
  * Models (`models:list`, `models:write`) and model families (`models:list`, `models:register`).
  * A key with `model_permissions` sees and reaches only the models they allow.
  */
-import type { Model, ModelFamilyDefinition, ModelLaunch, ModelRegistration, ModelType } from '../types.js';
+import type { Model, ModelFamilyDefinition, ModelFamilyDescription, ModelInstance, ModelLaunch, ModelRegistration, ModelType } from '../types.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
 
@@ -36,9 +36,19 @@ export class ModelsResource {
     return unwrap(this.#api.POST('/v1/models', { body }));
   }
 
-  /** `DELETE /v1/models/{model_uid}`: stops the model. */
-  async stop(modelUid: string): Promise<void> {
-    await unwrap(this.#api.DELETE('/v1/models/{model_uid}', { params: { path: { model_uid: modelUid } } }));
+  /** `GET /v1/models/instances`: one `READY` instance per running model (what the reference CLI polls after a launch). */
+  instances(filter: { model_name?: string; model_uid?: string } = {}): Promise<ModelInstance[]> {
+    return unwrap(this.#api.GET('/v1/models/instances', { params: { query: filter } }));
+  }
+
+  /** `GET /v1/models/{model_uid}/progress`: always 1 for a running model (svc launches at once). */
+  async launchProgress(modelUid: string): Promise<number> {
+    return (await unwrap(this.#api.GET('/v1/models/{model_uid}/progress', { params: { path: { model_uid: modelUid } } }))).progress;
+  }
+
+  /** `DELETE /v1/models/{model_uid}`: stops the model; resolves to the model that was stopped. */
+  stop(modelUid: string): Promise<Model> {
+    return unwrap(this.#api.DELETE('/v1/models/{model_uid}', { params: { path: { model_uid: modelUid } } }));
   }
 }
 
@@ -52,6 +62,11 @@ export class ModelRegistrationsResource {
   /** `GET /v1/model_registrations/{model_type}`: built-in and registered families of a type. */
   list(modelType: ModelType): Promise<ModelRegistration[]> {
     return unwrap(this.#api.GET('/v1/model_registrations/{model_type}', { params: { path: { model_type: modelType } } }));
+  }
+
+  /** `GET /v1/model_registrations/{model_type}/{model_name}`: one family with its definition. */
+  get(modelType: ModelType, modelName: string): Promise<ModelFamilyDescription> {
+    return unwrap(this.#api.GET('/v1/model_registrations/{model_type}/{model_name}', { params: { path: { model_type: modelType, model_name: modelName } } }));
   }
 
   /** `POST /v1/model_registrations/{model_type}`: registers a custom family (it persists). */

@@ -17,9 +17,12 @@ export function presentAuditRecord(row: StoredAuditEntry): AuditRecord {
       details = { unreadable: row.details };
     }
   }
+  const timestamp = new Date(row.timestamp).toISOString();
   return {
     id: row.id,
-    timestamp: new Date(row.timestamp).toISOString(),
+    // The reference server's audit log names the time `@timestamp` (UTC, milliseconds, `Z`).
+    '@timestamp': timestamp,
+    timestamp,
     event_type: row.event_type,
     category: row.category,
     auth_type: row.auth_type,

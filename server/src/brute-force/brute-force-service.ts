@@ -77,6 +77,40 @@ export class BruteForceService {
     });
   }
 
+  /**
+   * Counts a failure of a known API key (disabled or expired) from `ip`, when the key has its own
+   * threshold (`rate_limit_max_failures`): per (IP, key), under the key's rule, whose window and
+   * ban length default to the global `key` setting. Keys without one are not counted (their
+   * failures cannot be guesses: the key exists).
+   */
+  recordKnownKeyFailure(ip: string, keyId: string, digest: Buffer): void {
+    const key = this.#storage.apiKeys.findByDigest(digest);
+    if (key === null || key.rateLimit.maxFailures === null) return;
+    const now = Date.now();
+    const global = this.settings().key;
+    const rule: RateLimitRule = {
+      max_failures: key.rateLimit.maxFailures,
+      window_seconds: key.rateLimit.windowSeconds ?? global.window_seconds,
+      ban_seconds: key.rateLimit.banSeconds ?? global.ban_seconds,
+    };
+    const events = this.#storage.transaction(() => {
+      const found: BruteForceEvent[] = [];
+      this.#countWindowed('key', keySubject(ip, keyId), { ip, keyId, userId: null }, rule, now, found);
+      return found;
+    });
+    this.#emit(events);
+  }
+
+  /** The active (IP, credential) bans of the credential `keyId`. */
+  bansOfKey(keyId: string): ActiveBan[] {
+    return this.activeBans('key').filter((ban) => ban.keyId === keyId);
+  }
+
+  /** Lifts every active ban of the credential `keyId`; answers how many. */
+  unbanKeyEverywhere(keyId: string): number {
+    return this.bansOfKey(keyId).reduce((lifted, ban) => lifted + this.unban('key', { ip: ban.ip ?? '', keyId }), 0);
+  }
+
   /** Whether `ip` is banned (the hot path: an in-memory lookup). */
   ipBan(ip: string, now = Date.now()): BanStatus | null {
     this.#refreshCache();

@@ -10,3 +10,8 @@ import { createHash } from 'node:crypto';
 export function credentialId(credential: string): string {
   return `sha256:${createHash('sha256').update(credential).digest('hex').slice(0, 16)}`;
 }
+
+/** The same id for a stored API key, from its SHA-256 digest (so its bans can be found by key). */
+export function credentialIdOfDigest(digest: Buffer): string {
+  return `sha256:${digest.toString('hex').slice(0, 16)}`;
+}

@@ -42,6 +42,49 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/cluster/ui_config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the reference web UI needs before login
+         * @description Public, for the reference server's web UI, which reads it on its login page. svc has no
+         *     Grafana, Elasticsearch or OIDC integration, so those fields are null or false;
+         *     `auth_advanced` says whether authentication is on. Not audited.
+         */
+        get: operations["getUiConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cluster/version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The server's version
+         * @description Public, like `GET /status` (which carries the same version). The shape is the reference
+         *     server's (`version`, `full-revisionid`); svc has no revision id to give, so it is null.
+         */
+        get: operations["getClusterVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/setup/status": {
         parameters: {
             query?: never;
@@ -479,6 +522,76 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/keys/{key_id}/banned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key's id. */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List where a key is banned
+         * @description Requires `admin`. The client IPs the key is banned from after repeated failures of the key
+         *     there (see the key's `rate_limit_*` fields), with the time left. Active bans only.
+         */
+        get: operations["listApiKeyBans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/keys/{key_id}/unban": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key's id. */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lift a key's ban from one IP
+         * @description Requires `admin`. Also forgets the key's failure count from that IP. Audited.
+         */
+        post: operations["unbanApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/keys/{key_id}/unban-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key's id. */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lift every ban of a key
+         * @description Requires `admin`. Counts only bans that were active. Audited.
+         */
+        post: operations["unbanApiKeyEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/keys/{key_id}/permissions": {
         parameters: {
             query?: never;
@@ -527,8 +640,59 @@ export type paths = {
          *     puts svc in front of an OpenAI-compatible server at `upstream_base_url`, calling it with
          *     `upstream_api_key` (stored encrypted, never returned). A key with `model_permissions` may
          *     only launch models it may use. The model survives a restart of the server.
+         *
+         *     As the reference server: a field sent as `null` counts as absent; without `model_uid` the
+         *     uid is the family name, or, when a model already runs under it, the family name and a
+         *     random suffix; the answer names it in `model_uid`. An engine name of the reference server
+         *     (`vllm`, `transformers`, `llama.cpp`, …) for a family the built-in engine serves is served
+         *     by `builtin`, and the answer carries a `Warning` header saying so.
          */
         post: operations["launchModel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/instances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instances of running models (reference CLI)
+         * @description What the reference CLI polls after `xinference launch` until every instance is ready. svc
+         *     launches a model at once, so each running model is one instance, `READY`. Filtered by
+         *     `model_name` and `model_uid` when given; a key sees the models its restrictions allow.
+         */
+        get: operations["listModelInstances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/{model_uid}/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The running model's uid. */
+                model_uid: components["parameters"]["ModelUid"];
+            };
+            cookie?: never;
+        };
+        /**
+         * How far a model's launch is (reference CLI)
+         * @description Always 1.0 for a running model (svc launches at once); 404 for no such model.
+         */
+        get: operations["getModelLaunchProgress"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -554,7 +718,8 @@ export type paths = {
         post?: never;
         /**
          * Stop a model
-         * @description Stops serving the model and forgets it (its upstream key included).
+         * @description Stops serving the model and forgets it (its upstream key included). Answers 200 with the
+         *     model that was stopped (the reference clients require 200).
          */
         delete: operations["stopModel"];
         options?: never;
@@ -603,13 +768,21 @@ export type paths = {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get a model family's definition
+         * @description The family (built-in or registered) with its definition: svc's fields, every field of the
+         *     registered definition, and the fields the reference CLI reads (`model_lang`, `language`,
+         *     `model_family`, `multilingual`; defaults when the definition has none). A key with
+         *     `model_permissions` sees the families whose type or name its restrictions allow.
+         */
+        get: operations["getModelRegistration"];
         put?: never;
         post?: never;
         /**
          * Unregister a custom model family
          * @description Built-in families cannot be unregistered (403 `builtin_model_family`); a family with running
-         *     models answers 409 `model_family_in_use` until they are stopped.
+         *     models answers 409 `model_family_in_use` until they are stopped. Answers 200 with a JSON
+         *     body, as the reference clients require.
          */
         delete: operations["unregisterModel"];
         options?: never;
@@ -1199,7 +1372,8 @@ export type components = {
             must_change_password?: boolean;
         };
         UserUpdate: {
-            enabled?: boolean;
+            /** @description A boolean, or 0 / 1 as the reference server stores it. */
+            enabled?: boolean | (0 | 1);
             permissions?: components["schemas"]["PermissionInputList"];
         };
         UserPasswordSet: {
@@ -1261,26 +1435,43 @@ export type components = {
         };
         KeyName: string;
         KeyDescription: string | null;
+        /**
+         * @description When the key stops working; null for never. Must be in the future. An ISO 8601 time with a
+         *     UTC offset (`2027-01-01T00:00:00Z`, `2027-01-01T01:00:00+01:00`); a time without an offset
+         *     (`2027-01-01T23:59:59`, as the reference web UI sends it) or a bare date (`2027-01-01`, its
+         *     start) is read as UTC.
+         */
+        KeyExpiry: string | null;
+        /**
+         * @description A per-key brute-force threshold (`rate_limit_max_failures` failures of the key from one
+         *     client IP within `rate_limit_window_seconds` ban it there for `rate_limit_ban_seconds`).
+         *     Null (or 0, as the reference server reads it) uses the global `key` setting.
+         */
+        KeyRateLimit: number | null;
         ApiKeyCreate: {
-            name: components["schemas"]["KeyName"];
+            /** @description Absent or null for a generated name (the key's prefix). */
+            name?: null | components["schemas"]["KeyName"];
             description?: components["schemas"]["KeyDescription"];
             owner?: components["schemas"]["Id"];
-            /**
-             * Format: date-time
-             * @description When the key stops working; null for never. Must be in the future.
-             */
-            expires_at?: string | null;
+            expires_at?: components["schemas"]["KeyExpiry"];
+            rate_limit_max_failures?: components["schemas"]["KeyRateLimit"];
+            rate_limit_window_seconds?: components["schemas"]["KeyRateLimit"];
+            rate_limit_ban_seconds?: components["schemas"]["KeyRateLimit"];
             /** @description Model restrictions; absent or empty means every model. */
             model_permissions?: components["schemas"]["ModelPermissionList"];
             /** @description Narrows the owner's live permissions for calls made with this key; null for none. */
             permissions?: null | components["schemas"]["PermissionInputList"];
         };
         ApiKeyUpdate: {
-            name?: components["schemas"]["KeyName"];
+            /** @description Null leaves the name unchanged (the reference web UI sends null for an emptied name). */
+            name?: null | components["schemas"]["KeyName"];
             description?: components["schemas"]["KeyDescription"];
-            enabled?: boolean;
-            /** Format: date-time */
-            expires_at?: string | null;
+            /** @description A boolean, or 0 / 1 as the reference server stores it. */
+            enabled?: boolean | (0 | 1);
+            expires_at?: components["schemas"]["KeyExpiry"];
+            rate_limit_max_failures?: components["schemas"]["KeyRateLimit"];
+            rate_limit_window_seconds?: components["schemas"]["KeyRateLimit"];
+            rate_limit_ban_seconds?: components["schemas"]["KeyRateLimit"];
             /** @description Replaces the model restrictions; an empty list denies every model. */
             model_permissions?: components["schemas"]["ModelPermissionList"];
             permissions?: null | components["schemas"]["PermissionInputList"];
@@ -1314,6 +1505,12 @@ export type components = {
             model_permissions: components["schemas"]["ModelPermissionList"];
             /** @description The narrowing permissions of the key, or null when it carries the owner's. */
             permissions: null | components["schemas"]["Permission"][];
+            /** @description Failures of this key from one IP that ban it there; null for the global `key` setting. */
+            rate_limit_max_failures: number | null;
+            /** @description The window those failures are counted in; null for the global setting. */
+            rate_limit_window_seconds: number | null;
+            /** @description How long the ban lasts; null for the global setting. */
+            rate_limit_ban_seconds: number | null;
             /** @description True when the key was encrypted with the encryption key in use now. */
             revealable: boolean;
             created_at: components["schemas"]["Timestamp"];
@@ -1323,7 +1520,7 @@ export type components = {
             id: components["schemas"]["Id"];
             key: string;
         };
-        /** @description A running model's uid (letters, digits, `.`, `_`, `-`, `:`). */
+        /** @description A running model's uid (letters, digits, `.`, `_`, `-`, `:`); `instances` is reserved. */
         ModelUid: string;
         /** @description A model family's name (letters, digits, `.`, `_`, `-`). */
         ModelName: string;
@@ -1343,12 +1540,24 @@ export type components = {
          * @enum {string}
          */
         ModelEngine: "builtin" | "upstream";
+        /**
+         * @description What to launch. Every field but `model_name` may be `null`, meaning absent (the reference
+         *     clients send every field, most of them null). Other fields the reference clients send
+         *     (`replica`, `n_gpu`, `model_format`, …) are accepted and ignored.
+         */
         ModelLaunch: {
-            model_uid?: components["schemas"]["ModelUid"];
+            /** @description The uid to serve the model under; absent or null for a generated one (the family name when free). */
+            model_uid?: null | components["schemas"]["ModelUid"];
             model_name: components["schemas"]["ModelName"];
-            model_type?: components["schemas"]["ModelType"];
-            /** @description Defaults to `upstream` when `upstream_base_url` is given, else `builtin`. */
-            model_engine?: components["schemas"]["ModelEngine"];
+            /** @description Defaults to `LLM`. */
+            model_type?: null | components["schemas"]["ModelType"];
+            /**
+             * @description `builtin` or `upstream` (see `ModelEngine`); defaults to `upstream` when
+             *     `upstream_base_url` is given, else `builtin`. Any other engine name (the reference
+             *     server's `vllm`, `transformers`, `llama.cpp`, `sglang`, `mlx`, …) falls back to
+             *     `builtin` for a family it serves, with a `Warning` header on the answer.
+             */
+            model_engine?: string | null;
             /**
              * Format: uri
              * @description The upstream's OpenAI base URL (ending in `/v1` usually), http or https. Engine `upstream` only.
@@ -1375,6 +1584,14 @@ export type components = {
             model_engine: components["schemas"]["ModelEngine"];
             model_ability: components["schemas"]["ModelAbility"][];
             requires_system_message_first: boolean;
+            /** @description Always null (svc serves no weights); present because the reference CLI's `list` reads it. */
+            model_format: string | null;
+            /** @description Always null; present for the reference CLI. */
+            model_size_in_billions: null | number | string;
+            /** @description Always null; present for the reference CLI. */
+            quantization: string | null;
+            /** @description The length of the model's embeddings (embedding models), else null. */
+            dimensions: number | null;
             /** @description Where an upstream model is served (never its key); null for built-in models. */
             upstream: null | components["schemas"]["UpstreamInfo"];
         };
@@ -1419,6 +1636,59 @@ export type components = {
             description: string | null;
             /** Format: date-time */
             created_at: string | null;
+        };
+        /**
+         * @description A family with its definition: the `ModelRegistration` fields, every other field of the
+         *     registered definition, and the fields the reference CLI reads.
+         */
+        ModelFamilyDescription: {
+            model_name: components["schemas"]["ModelName"];
+            model_type: components["schemas"]["ModelType"];
+            model_ability: components["schemas"]["ModelAbility"][];
+            requires_system_message_first: boolean;
+            dimensions: number | null;
+            is_builtin: boolean;
+            description: string | null;
+            /** Format: date-time */
+            created_at: string | null;
+            /** @description The definition's `model_lang`, else `[en]`. */
+            model_lang: string[];
+            /** @description The definition's `language`, else `model_lang`. */
+            language: string[];
+            /** @description The definition's `model_family`, else null. */
+            model_family: string | null;
+            /** @description The definition's `multilingual`, else false. */
+            multilingual: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        ModelInstance: {
+            model_uid: components["schemas"]["ModelUid"];
+            model_name: components["schemas"]["ModelName"];
+            model_type: components["schemas"]["ModelType"];
+            /** @constant */
+            status: "READY";
+        };
+        LaunchProgress: {
+            progress: number;
+        };
+        UiConfig: {
+            /** @description Always null (svc has no Grafana integration); so are the other `grafana_*` fields and `cluster_name`. */
+            grafana_url: string | null;
+            grafana_datasource: string | null;
+            grafana_alert_datasource: string | null;
+            grafana_dashboard_uid: string | null;
+            cluster_name: string | null;
+            /** @description Always false (svc keeps its audit trail in its own database, not Elasticsearch). */
+            es_enabled: boolean;
+            /** @description Whether authentication is on. */
+            auth_advanced: boolean;
+            /** @description Always false. */
+            oidc_enabled: boolean;
+        };
+        ClusterVersion: {
+            version: string;
+            "full-revisionid": string | null;
         };
         ChatMessage: {
             /** @enum {string} */
@@ -1636,6 +1906,8 @@ export type components = {
         AuditRecord: {
             /** @description Position in the chain. */
             id: number;
+            /** @description The same time as `timestamp` (UTC, milliseconds, `Z`), under the name the reference server's audit log uses. */
+            "@timestamp": string;
             timestamp: components["schemas"]["Timestamp"];
             /** @description `api_call`, or an event: `startup`, `ip_banned`, `key_banned`, `account_locked`, `ip_unbanned`, `key_unbanned`, `account_unlocked`, `audit_pruned`, or one recorded by an offline tool. */
             event_type: string;
@@ -1814,6 +2086,9 @@ export type components = {
                  *         }
                  *       ],
                  *       "permissions": null,
+                 *       "rate_limit_max_failures": null,
+                 *       "rate_limit_window_seconds": null,
+                 *       "rate_limit_ban_seconds": null,
                  *       "revealable": true,
                  *       "created_at": "2026-11-21T10:06:00.000Z",
                  *       "updated_at": "2026-11-21T10:40:00.000Z"
@@ -1954,6 +2229,20 @@ export type components = {
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Done. */
+        Ok: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "ok": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["Ok"];
             };
         };
         /** @description The entry and everything under it were deleted. */
@@ -2164,6 +2453,66 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ClusterAuth"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    getUiConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The UI settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "grafana_url": null,
+                     *       "grafana_datasource": null,
+                     *       "grafana_alert_datasource": null,
+                     *       "grafana_dashboard_uid": null,
+                     *       "cluster_name": null,
+                     *       "es_enabled": false,
+                     *       "auth_advanced": true,
+                     *       "oidc_enabled": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UiConfig"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    getClusterVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "version": "3.0.0",
+                     *       "full-revisionid": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClusterVersion"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2782,6 +3131,9 @@ export interface operations {
                      *           }
                      *         ],
                      *         "permissions": null,
+                     *         "rate_limit_max_failures": null,
+                     *         "rate_limit_window_seconds": null,
+                     *         "rate_limit_ban_seconds": null,
                      *         "revealable": true,
                      *         "created_at": "2026-11-21T10:06:00.000Z",
                      *         "updated_at": "2026-11-21T10:06:00.000Z"
@@ -2842,6 +3194,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "permissions": null,
+                     *       "rate_limit_max_failures": null,
+                     *       "rate_limit_window_seconds": null,
+                     *       "rate_limit_ban_seconds": null,
                      *       "revealable": true,
                      *       "created_at": "2026-11-21T10:06:00.000Z",
                      *       "updated_at": "2026-11-21T10:06:00.000Z"
@@ -2964,6 +3319,89 @@ export interface operations {
             409: components["responses"]["Conflict"];
         };
     };
+    listApiKeyBans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key's id. */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active bans of the key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "ip": "203.0.113.7",
+                     *         "banned_until": "2026-11-21T11:00:00.000Z",
+                     *         "remaining_seconds": 3412
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["BannedIp"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    unbanApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key's id. */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ip": "203.0.113.7"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UnbanIpRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Unbanned"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    unbanApiKeyEverywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The API key's id. */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Unbanned"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     getApiKeyModelPermissions: {
         parameters: {
             query?: never;
@@ -3053,6 +3491,10 @@ export interface operations {
                      *             "generate"
                      *           ],
                      *           "requires_system_message_first": false,
+                     *           "model_format": null,
+                     *           "model_size_in_billions": null,
+                     *           "quantization": null,
+                     *           "dimensions": null,
                      *           "upstream": null
                      *         }
                      *       ]
@@ -3087,9 +3529,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The model is running. */
-            201: {
+            /** @description The model is running (200, as the reference server answers). */
+            200: {
                 headers: {
+                    /** @description Present when `model_engine` named an engine svc does not have: `299 svc "…"`. */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3108,6 +3552,10 @@ export interface operations {
                      *         "generate"
                      *       ],
                      *       "requires_system_message_first": false,
+                     *       "model_format": null,
+                     *       "model_size_in_billions": null,
+                     *       "quantization": null,
+                     *       "dimensions": null,
                      *       "upstream": null
                      *     }
                      */
@@ -3119,6 +3567,74 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    listModelInstances: {
+        parameters: {
+            query?: {
+                model_name?: components["schemas"]["ModelName"];
+                model_uid?: components["schemas"]["ModelUid"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instances. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "model_uid": "my-echo",
+                     *         "model_name": "echo",
+                     *         "model_type": "LLM",
+                     *         "status": "READY"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ModelInstance"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getModelLaunchProgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The running model's uid. */
+                model_uid: components["parameters"]["ModelUid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The progress, from 0 to 1. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "progress": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LaunchProgress"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     getModel: {
@@ -3154,6 +3670,10 @@ export interface operations {
                      *         "generate"
                      *       ],
                      *       "requires_system_message_first": false,
+                     *       "model_format": null,
+                     *       "model_size_in_billions": null,
+                     *       "quantization": null,
+                     *       "dimensions": null,
                      *       "upstream": null
                      *     }
                      */
@@ -3178,12 +3698,36 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The model is stopped. */
-            204: {
+            /** @description The model is stopped; this was it. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "my-echo",
+                     *       "object": "model",
+                     *       "created": 1795255200,
+                     *       "owned_by": "svc",
+                     *       "model_uid": "my-echo",
+                     *       "model_name": "echo",
+                     *       "model_type": "LLM",
+                     *       "model_engine": "builtin",
+                     *       "model_ability": [
+                     *         "chat",
+                     *         "generate"
+                     *       ],
+                     *       "requires_system_message_first": false,
+                     *       "model_format": null,
+                     *       "model_size_in_billions": null,
+                     *       "quantization": null,
+                     *       "dimensions": null,
+                     *       "upstream": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Model"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -3265,8 +3809,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The family is registered. */
-            201: {
+            /** @description The family is registered (200, as the reference server answers). */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3294,6 +3838,59 @@ export interface operations {
             409: components["responses"]["Conflict"];
         };
     };
+    getModelRegistration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind of model. */
+                model_type: components["parameters"]["ModelTypePath"];
+                /** @description The family's name. */
+                model_name: components["parameters"]["ModelName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The family. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_name": "echo",
+                     *       "model_type": "LLM",
+                     *       "model_ability": [
+                     *         "chat",
+                     *         "generate"
+                     *       ],
+                     *       "requires_system_message_first": false,
+                     *       "dimensions": null,
+                     *       "is_builtin": true,
+                     *       "description": "Answers with the last user message; deterministic, no weights.",
+                     *       "created_at": null,
+                     *       "model_description": "Answers with the last user message; deterministic, no weights.",
+                     *       "model_lang": [
+                     *         "en"
+                     *       ],
+                     *       "language": [
+                     *         "en"
+                     *       ],
+                     *       "model_family": null,
+                     *       "multilingual": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelFamilyDescription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     unregisterModel: {
         parameters: {
             query?: never;
@@ -3308,13 +3905,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The family is gone. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["Ok"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3999,6 +4590,7 @@ export interface operations {
                      *       "hits": [
                      *         {
                      *           "id": 42,
+                     *           "@timestamp": "2026-11-21T10:00:00.123Z",
                      *           "timestamp": "2026-11-21T10:00:00.123Z",
                      *           "event_type": "api_call",
                      *           "category": "auth",

@@ -21,6 +21,10 @@ export function presentModel(model: ModelRecord): Schemas['Model'] {
     model_engine: model.engine,
     model_ability: model.abilities,
     requires_system_message_first: model.requiresSystemMessageFirst,
+    model_format: null,
+    model_size_in_billions: null,
+    quantization: null,
+    dimensions: model.dimensions,
     upstream:
       model.upstream === null ? null : { base_url: model.upstream.baseUrl, model: model.upstream.model, has_api_key: model.upstream.keyCiphertext !== null },
   };
@@ -38,4 +42,36 @@ export function presentFamily(family: ModelFamilyRecord, isBuiltin: boolean): Sc
     description: family.description,
     created_at: isBuiltin ? null : new Date(family.createdAt).toISOString(),
   };
+}
+
+/**
+ * The `ModelFamilyDescription` shape: every field of the stored definition, svc's registration
+ * fields over them, and the fields the reference CLI's `registrations` command reads without
+ * defaults (`model_lang`, `language`, `model_family`, `multilingual`).
+ */
+export function presentFamilyDescription(family: ModelFamilyRecord, isBuiltin: boolean): Schemas['ModelFamilyDescription'] {
+  const definition = parseDefinition(family.definition);
+  const modelLang = stringList(definition['model_lang']) ?? ['en'];
+  return {
+    ...(family.description === null ? {} : { model_description: family.description }),
+    ...definition,
+    ...presentFamily(family, isBuiltin),
+    model_lang: modelLang,
+    language: stringList(definition['language']) ?? modelLang,
+    model_family: typeof definition['model_family'] === 'string' ? definition['model_family'] : null,
+    multilingual: definition['multilingual'] === true,
+  };
+}
+
+function parseDefinition(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function stringList(value: unknown): string[] | null {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : null;
 }

@@ -3,19 +3,30 @@
  * model restrictions applied. State lives in the database only, so it survives restarts and is
  * shared by every process on one `SVC_HOME`.
  */
+import { randomBytes } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import type { KeyEncryption } from '../crypto/key-encryption.js';
 import { ApiError } from '../errors.js';
 import type { components } from '../generated/openapi.js';
 import type { LogRedactor } from '../observability/log-buffer.js';
 import type { ModelFamilyRecord } from '../storage/model-families-repository.js';
-import type { ModelAbility, ModelRecord, ModelType } from '../storage/models-repository.js';
+import type { ModelAbility, ModelEngine, ModelRecord, ModelType, StoredUpstream } from '../storage/models-repository.js';
 import type { Storage } from '../storage/storage.js';
 import { builtinFamilies, findBuiltinFamily } from './builtin-families.js';
 import { assertMayUseModel, mayUseModel, mayUseUidOfAnyType, modelAccessDenied } from './model-access.js';
 
 type ModelLaunch = components['schemas']['ModelLaunch'];
 type ModelFamilyDefinition = components['schemas']['ModelFamilyDefinition'];
+
+/** The uid no model may have: `GET /v1/models/instances` is the reference CLI's instance list. */
+const RESERVED_UID = 'instances';
+
+/** A launched model, with the `Warning` to answer when its engine name was replaced. */
+export interface LaunchedModel {
+  model: ModelRecord;
+  /** A `Warning` header value (RFC 9111 code 299), or null. */
+  warning: string | null;
+}
 
 /** The abilities a family of a type has when its definition names none. */
 const defaultAbilities: Record<ModelType, ModelAbility[]> = {
@@ -56,12 +67,21 @@ export class ModelService {
     return model;
   }
 
-  /** Launches a model of a built-in or registered family (any name, with the upstream engine). */
-  launch(principal: Principal, request: ModelLaunch): ModelRecord {
+  /**
+   * Launches a model of a built-in or registered family (any name, with the upstream engine).
+   * Fields sent as null count as absent. Without `model_uid` the uid is the family name, or the
+   * family name and a random suffix when that uid is taken. An engine name svc does not have (the
+   * reference server's `vllm`, `transformers`, …) falls back to `builtin`; `warning` says so.
+   */
+  launch(principal: Principal, request: ModelLaunch): LaunchedModel {
+    if (request.model_uid === RESERVED_UID) {
+      throw new ApiError('invalid_request', `model_uid "${RESERVED_UID}" is reserved (GET /v1/models/${RESERVED_UID} lists the instances)`, { param: 'model_uid' });
+    }
     const modelType = request.model_type ?? 'LLM';
-    const uid = request.model_uid ?? request.model_name;
-    const engine = request.model_engine ?? (request.upstream_base_url === undefined ? 'builtin' : 'upstream');
-    assertMayUseModel(principal, { id: uid, type: modelType });
+    const requestedEngine = request.model_engine ?? (request.upstream_base_url === undefined ? 'builtin' : 'upstream');
+    const engine: ModelEngine = requestedEngine === 'upstream' ? 'upstream' : 'builtin';
+    const warning = engine === 'builtin' && requestedEngine !== 'builtin' ? engineFallbackWarning(requestedEngine) : null;
+    assertMayUseModel(principal, { id: request.model_uid ?? request.model_name, type: modelType });
     const family = this.#findFamily(modelType, request.model_name);
     if (engine === 'builtin') {
       if (request.upstream_base_url !== undefined || request.upstream_api_key !== undefined || request.upstream_model !== undefined) {
@@ -75,7 +95,7 @@ export class ModelService {
       throw new ApiError('invalid_request', 'model_engine "upstream" needs upstream_base_url (the OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1)', { param: 'upstream_base_url' });
     }
     const model: ModelRecord = {
-      uid,
+      uid: request.model_uid ?? request.model_name,
       modelName: request.model_name,
       modelType,
       engine,
@@ -86,23 +106,40 @@ export class ModelService {
       launchedBy: principal.user?.id ?? null,
       createdAt: Date.now(),
     };
-    if (engine === 'upstream' && request.upstream_base_url !== undefined) {
-      const apiKey = request.upstream_api_key;
-      if (apiKey !== undefined) this.#redactor.addSecret(apiKey);
-      model.upstream = {
-        baseUrl: request.upstream_base_url.replace(/\/+$/, ''),
-        model: request.upstream_model ?? request.model_name,
-        keyCiphertext: apiKey === undefined ? null : this.#encryption.encrypt(apiKey, upstreamKeyRowId(uid)),
-        keyEncryptionId: apiKey === undefined ? null : this.#encryption.keyId,
-      };
-    }
     this.#storage.transaction(() => {
-      if (this.#storage.models.findByUid(uid, { fresh: true }) !== null) {
-        throw new ApiError('model_uid_taken', `A model with uid ${uid} is already running; stop it or choose another model_uid`, { param: 'model_uid' });
+      if (model.uid === RESERVED_UID || this.#storage.models.findByUid(model.uid, { fresh: true }) !== null) {
+        if (request.model_uid != null) {
+          throw new ApiError('model_uid_taken', `A model with uid ${model.uid} is already running; stop it or choose another model_uid`, { param: 'model_uid' });
+        }
+        model.uid = this.#freeUid(request.model_name);
+        if (!mayUseModel(principal, { id: model.uid, type: modelType })) {
+          throw new ApiError('model_uid_taken', `A model with uid ${request.model_name} is already running, and this key may not use another uid`, { param: 'model_uid' });
+        }
       }
+      if (engine === 'upstream' && request.upstream_base_url !== undefined) model.upstream = this.#upstreamOf(model.uid, request.upstream_base_url, request);
       this.#storage.models.insert(model);
     });
-    return model;
+    return { model, warning };
+  }
+
+  /** `name-<8 random base-36 characters>`, not yet used by a running model. */
+  #freeUid(modelName: string): string {
+    for (;;) {
+      const uid = `${modelName.slice(0, 119)}-${randomBytes(6).readUIntBE(0, 6).toString(36).padStart(8, '0').slice(-8)}`;
+      if (this.#storage.models.findByUid(uid, { fresh: true }) === null) return uid;
+    }
+  }
+
+  /** The stored upstream of a model launched with engine `upstream` (its API key encrypted). */
+  #upstreamOf(uid: string, baseUrl: string, request: ModelLaunch): StoredUpstream {
+    const apiKey = request.upstream_api_key;
+    if (apiKey !== undefined) this.#redactor.addSecret(apiKey);
+    return {
+      baseUrl: baseUrl.replace(/\/+$/, ''),
+      model: request.upstream_model ?? request.model_name,
+      keyCiphertext: apiKey === undefined ? null : this.#encryption.encrypt(apiKey, upstreamKeyRowId(uid)),
+      keyEncryptionId: apiKey === undefined ? null : this.#encryption.keyId,
+    };
   }
 
   /** Stops (forgets) a running model the caller may use. */
@@ -128,6 +165,14 @@ export class ModelService {
   listFamilies(principal: Principal, modelType: ModelType): ModelFamilyRecord[] {
     const families = [...builtinFamilies.filter((f) => f.modelType === modelType), ...this.#storage.modelFamilies.listByType(modelType)];
     return families.filter((f) => mayUseModel(principal, { id: f.modelName, type: f.modelType }));
+  }
+
+  /** The family (built-in or registered) `modelName` of `modelType`, if the caller's key may see it. */
+  getFamily(principal: Principal, modelType: ModelType, modelName: string): ModelFamilyRecord {
+    assertMayUseModel(principal, { id: modelName, type: modelType });
+    const family = this.#findFamily(modelType, modelName);
+    if (family === null) throw familyNotFound(modelType, modelName);
+    return family;
   }
 
   /** Registers a custom family of `modelType` from its definition (an object or a JSON string). */
@@ -178,6 +223,12 @@ export class ModelService {
   #findFamily(modelType: ModelType, modelName: string): ModelFamilyRecord | null {
     return findBuiltinFamily(modelType, modelName) ?? this.#storage.modelFamilies.find(modelType, modelName);
   }
+}
+
+/** The `Warning` header for an engine name svc does not have (quotes and backslashes dropped, so the header stays well-formed). */
+function engineFallbackWarning(engine: string): string {
+  const name = engine.replace(/["\\]/g, '');
+  return `299 svc "model_engine ${name} is not an engine of svc; the model is served by the builtin engine"`;
 }
 
 function familyNotFound(modelType: ModelType, modelName: string): ApiError {

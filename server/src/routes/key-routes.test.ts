@@ -136,7 +136,7 @@ describe('POST /v1/admin/keys', () => {
   });
 
   it('refuses bad fields with 400', async () => {
-    const bodies = [{}, { name: '' }, { name: 'x', owner: 'not/an id' }, { name: 'x', expires_at: 'tomorrow' }, { name: 'x', model_permissions: [{ permission_type: 'model_type', permission_value: 'spaceship' }] }];
+    const bodies = [{ name: '' }, { name: 'x', owner: 'not/an id' }, { name: 'x', expires_at: 'tomorrow' }, { name: 'x', expires_at: '2099-02-30' }, { name: 'x', unknown: 1 }, { name: 'x', model_permissions: [{ permission_type: 'model_type', permission_value: 'spaceship' }] }];
     for (const body of bodies) {
       assert.equal((await ctx.server.request('POST', '/v1/admin/keys', { token: creator.accessToken, body })).status, 400, JSON.stringify(body));
     }

@@ -5,6 +5,7 @@ import type { Handlers } from '../contract/handlers.js';
 import { presentApiKey } from '../services/presenters.js';
 import type { KeyUpdateRequest, NewKeyRequest } from '../services/key-service.js';
 import type { Services } from '../services/services.js';
+import type { KeyRateLimit } from '../storage/api-keys-repository.js';
 import { deprecationHeaders } from './deprecation.js';
 
 export function keyHandlers(
@@ -18,7 +19,8 @@ export function keyHandlers(
   return {
     listApiKeys: ({ query, principal }) => ({ status: 200, body: keys.list(principal, query.owner).map(present) }),
     createApiKey: ({ body, principal }) => {
-      const request: NewKeyRequest = { name: body.name };
+      const request: NewKeyRequest = { rateLimit: rateLimitOf(body) };
+      if (body.name !== undefined) request.name = body.name;
       if (body.description !== undefined) request.description = body.description;
       if (body.owner !== undefined) request.owner = body.owner;
       if (body.expires_at !== undefined) request.expiresAt = body.expires_at;
@@ -34,10 +36,11 @@ export function keyHandlers(
     },
     getApiKey: ({ params, principal }) => ({ status: 200, body: present(keys.get(principal, params.key_id)) }),
     updateApiKey: ({ body, params, principal }) => {
-      const request: KeyUpdateRequest = {};
+      const request: KeyUpdateRequest = { rateLimit: rateLimitOf(body) };
       if (body.name !== undefined) request.name = body.name;
       if (body.description !== undefined) request.description = body.description;
-      if (body.enabled !== undefined) request.enabled = body.enabled;
+      // 0 and 1 as the reference server stores them.
+      if (body.enabled !== undefined) request.enabled = body.enabled === true || body.enabled === 1;
       if (body.expires_at !== undefined) request.expiresAt = body.expires_at;
       if (body.model_permissions !== undefined) request.modelPermissions = body.model_permissions;
       if (body.permissions !== undefined) request.permissions = body.permissions;
@@ -61,4 +64,17 @@ export function keyHandlers(
       return { status: 200, body: { model_permissions: updated.value.modelPermissions } };
     },
   };
+}
+
+/** The `rate_limit_*` fields of a create or update body, as the key service takes them. */
+function rateLimitOf(body: {
+  rate_limit_max_failures?: number | null;
+  rate_limit_window_seconds?: number | null;
+  rate_limit_ban_seconds?: number | null;
+}): Partial<KeyRateLimit> {
+  const limit: Partial<KeyRateLimit> = {};
+  if (body.rate_limit_max_failures !== undefined) limit.maxFailures = body.rate_limit_max_failures;
+  if (body.rate_limit_window_seconds !== undefined) limit.windowSeconds = body.rate_limit_window_seconds;
+  if (body.rate_limit_ban_seconds !== undefined) limit.banSeconds = body.rate_limit_ban_seconds;
+  return limit;
 }

@@ -9,9 +9,9 @@ describe('model routes: launch, list, get, stop', () => {
     operator = await createUser(ctx.server, ctx.admin.accessToken, ['models:list', 'models:write', 'models:read', 'keys:create']);
   });
 
-  it('launches a built-in echo model (201) under its name by default, and lists and gets it', async () => {
+  it('launches a built-in echo model (200) under its name by default, and lists and gets it', async () => {
     const launched = await ctx.server.request('POST', '/v1/models', { token: operator.accessToken, body: { model_name: 'echo', model_engine: 'builtin' } });
-    assert.equal(launched.status, 201, launched.text);
+    assert.equal(launched.status, 200, launched.text);
     assert.equal(launched.body.id, 'echo');
     assert.equal(launched.body.model_uid, 'echo');
     assert.equal(launched.body.model_type, 'LLM');
@@ -43,10 +43,11 @@ describe('model routes: launch, list, get, stop', () => {
     assertError(await ctx.server.request('POST', '/v1/models', { token: operator.accessToken, body: { model_name: 'echo', model_type: 'embedding' } }), 404, 'model_family_not_found');
   });
 
-  it('stops a model (204); it is then gone (404 model_not_found)', async () => {
+  it('stops a model (200, answering the model); it is then gone (404 model_not_found)', async () => {
     await ctx.server.request('POST', '/v1/models', { token: operator.accessToken, body: { model_uid: 'short-lived', model_name: 'echo' } });
     const stopped = await ctx.server.request('DELETE', '/v1/models/short-lived', { token: operator.accessToken });
-    assert.equal(stopped.status, 204);
+    assert.equal(stopped.status, 200);
+    assert.equal(stopped.body.model_uid, 'short-lived');
     assertError(await ctx.server.request('GET', '/v1/models/short-lived', { token: operator.accessToken }), 404, 'model_not_found');
     assertError(await ctx.server.request('DELETE', '/v1/models/short-lived', { token: operator.accessToken }), 404, 'model_not_found');
   });
@@ -56,7 +57,7 @@ describe('model routes: launch, list, get, stop', () => {
       token: operator.accessToken,
       body: { model_uid: 'remote', model_name: 'llama3', upstream_base_url: 'http://127.0.0.1:9/v1/', upstream_api_key: 'upstream-secret-4711', upstream_model: 'llama3:8b' },
     });
-    assert.equal(launched.status, 201, launched.text);
+    assert.equal(launched.status, 200, launched.text);
     assert.equal(launched.body.model_engine, 'upstream');
     assert.deepEqual(launched.body.upstream, { base_url: 'http://127.0.0.1:9/v1', model: 'llama3:8b', has_api_key: true });
     assert.ok(!launched.text.includes('upstream-secret-4711'));
@@ -77,7 +78,7 @@ describe('model routes: per-key model restrictions', () => {
       { model_uid: 'embedder', model_name: 'hash-embedding', model_type: 'embedding' },
     ]) {
       const response = await ctx.server.request('POST', '/v1/models', { token: ctx.admin.accessToken, body });
-      assert.equal(response.status, 201, response.text);
+      assert.equal(response.status, 200, response.text);
     }
     onlyChat = (await createKey(ctx.server, ctx.admin.accessToken, { name: 'chat-a only', model_permissions: [{ permission_type: 'model_id', permission_value: 'chat-a' }] })).key;
     onlyEmbeddings = (await createKey(ctx.server, ctx.admin.accessToken, { name: 'embeddings', model_permissions: [{ permission_type: 'model_type', permission_value: 'embedding' }] })).key;
@@ -120,7 +121,7 @@ describe('model routes: per-key model restrictions', () => {
   it('a restricted key may launch only what it may use, and sees only the families it may use', async () => {
     assertError(await ctx.server.request('POST', '/v1/models', { token: onlyEmbeddings, body: { model_uid: 'sneaky', model_name: 'echo' } }), 403, 'model_access_denied');
     const launched = await ctx.server.request('POST', '/v1/models', { token: onlyEmbeddings, body: { model_uid: 'embedder-2', model_name: 'hash-embedding', model_type: 'embedding' } });
-    assert.equal(launched.status, 201, launched.text);
+    assert.equal(launched.status, 200, launched.text);
     const llmFamilies = await ctx.server.request('GET', '/v1/model_registrations/LLM', { token: onlyEmbeddings });
     assert.deepEqual(llmFamilies.body, []);
     const embeddingFamilies = await ctx.server.request('GET', '/v1/model_registrations/embedding', { token: onlyEmbeddings });
@@ -148,18 +149,18 @@ describe('model registrations', () => {
       token: registrar.accessToken,
       body: { model: { model_name: 'my-assistant', model_ability: ['chat'], requires_system_message_first: true }, persist: true },
     });
-    assert.equal(asObject.status, 201, asObject.text);
+    assert.equal(asObject.status, 200, asObject.text);
     assert.equal(asObject.body.is_builtin, false);
     const asString = await ctx.server.request('POST', '/v1/model_registrations/embedding', {
       token: registrar.accessToken,
       body: { model: JSON.stringify({ model_name: 'my-embedder', dimensions: 8 }) },
     });
-    assert.equal(asString.status, 201, asString.text);
+    assert.equal(asString.status, 200, asString.text);
     assert.equal(asString.body.dimensions, 8);
     assertError(await ctx.server.request('POST', '/v1/model_registrations/LLM', { token: registrar.accessToken, body: { model: { model_name: 'my-assistant' } } }), 409, 'model_family_exists');
     assertError(await ctx.server.request('POST', '/v1/model_registrations/LLM', { token: registrar.accessToken, body: { model: { model_name: 'echo' } } }), 409, 'model_family_exists');
     const launched = await ctx.server.request('POST', '/v1/models', { token: registrar.accessToken, body: { model_name: 'my-assistant' } });
-    assert.equal(launched.status, 201, launched.text);
+    assert.equal(launched.status, 200, launched.text);
     assert.deepEqual(launched.body.model_ability, ['chat']);
   });
 
@@ -175,12 +176,12 @@ describe('model registrations', () => {
     );
   });
 
-  it('unregisters a family no model uses (204); refuses built-ins (403) and families in use (409)', async () => {
+  it('unregisters a family no model uses (200 {ok: true}); refuses built-ins (403) and families in use (409)', async () => {
     await ctx.server.request('POST', '/v1/model_registrations/LLM', { token: registrar.accessToken, body: { model: { model_name: 'busy' } } });
     await ctx.server.request('POST', '/v1/models', { token: registrar.accessToken, body: { model_name: 'busy' } });
     assertError(await ctx.server.request('DELETE', '/v1/model_registrations/LLM/busy', { token: registrar.accessToken }), 409, 'model_family_in_use');
-    assert.equal((await ctx.server.request('DELETE', '/v1/models/busy', { token: registrar.accessToken })).status, 204);
-    assert.equal((await ctx.server.request('DELETE', '/v1/model_registrations/LLM/busy', { token: registrar.accessToken })).status, 204);
+    assert.equal((await ctx.server.request('DELETE', '/v1/models/busy', { token: registrar.accessToken })).status, 200);
+    assert.equal((await ctx.server.request('DELETE', '/v1/model_registrations/LLM/busy', { token: registrar.accessToken })).status, 200);
     assertError(await ctx.server.request('DELETE', '/v1/model_registrations/LLM/busy', { token: registrar.accessToken }), 404, 'model_family_not_found');
     assertError(await ctx.server.request('DELETE', '/v1/model_registrations/LLM/echo', { token: registrar.accessToken }), 403, 'builtin_model_family');
   });
@@ -222,7 +223,7 @@ describe('model routes with authentication switched off (SVC_AUTH_ADVANCED=false
 
   it('launches, lists and chats without credentials', async () => {
     const launched = await ctx.server.request('POST', '/v1/models', { body: { model_uid: 'open', model_name: 'echo' } });
-    assert.equal(launched.status, 201, launched.text);
+    assert.equal(launched.status, 200, launched.text);
     assert.deepEqual((await ctx.server.request('GET', '/v1/models')).body.data.map((m: { id: string }) => m.id), ['open']);
     const chat = await ctx.server.request('POST', '/v1/chat/completions', { body: { model: 'open', messages: [{ role: 'user', content: 'hi' }] } });
     assert.equal(chat.body.choices[0].message.content, 'hi');

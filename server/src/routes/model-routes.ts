@@ -1,11 +1,12 @@
 /**
- * Models: list, get, launch and stop (`models:list`, `models:write`); model families: list,
+ * Models: list, get, launch and stop (`models:list`, `models:write`); model families: list, get,
  * register and unregister (`models:list`, `models:register`). Per-key model restrictions apply.
+ * The write routes answer 200 with a JSON body, as the reference clients require.
  */
 import type { Handlers } from '../contract/handlers.js';
 import type { components } from '../generated/openapi.js';
 import { findBuiltinFamily } from '../models/builtin-families.js';
-import { presentFamily, presentModel } from '../models/model-presenters.js';
+import { presentFamily, presentFamilyDescription, presentModel } from '../models/model-presenters.js';
 import type { Services } from '../services/services.js';
 import { noteFamily, noteModel } from './model-audit.js';
 
@@ -13,7 +14,19 @@ type ModelFamilyDefinition = components['schemas']['ModelFamilyDefinition'];
 
 export function modelHandlers(
   services: Services,
-): Pick<Handlers, 'listModels' | 'launchModel' | 'getModel' | 'stopModel' | 'listModelRegistrations' | 'registerModel' | 'unregisterModel'> {
+): Pick<
+  Handlers,
+  | 'listModels'
+  | 'launchModel'
+  | 'getModel'
+  | 'stopModel'
+  | 'listModelInstances'
+  | 'getModelLaunchProgress'
+  | 'listModelRegistrations'
+  | 'getModelRegistration'
+  | 'registerModel'
+  | 'unregisterModel'
+> {
   const { models } = services;
   const repository = services.storage.models;
   return {
@@ -22,35 +35,54 @@ export function modelHandlers(
       noteModel(request, repository, params.model_uid);
       return { status: 200, body: presentModel(models.get(principal, params.model_uid)) };
     },
+    // The reference CLI polls these after a launch; svc's launches are done when answered.
+    listModelInstances: ({ query, principal }) => ({
+      status: 200,
+      body: models
+        .list(principal)
+        .filter((model) => (query.model_name === undefined || model.modelName === query.model_name) && (query.model_uid === undefined || model.uid === query.model_uid))
+        .map((model) => ({ model_uid: model.uid, model_name: model.modelName, model_type: model.modelType, status: 'READY' as const })),
+    }),
+    getModelLaunchProgress: ({ params, principal, request }) => {
+      noteModel(request, repository, params.model_uid);
+      models.get(principal, params.model_uid);
+      return { status: 200, body: { progress: 1 } };
+    },
     launchModel: ({ body, principal, request }) => {
       noteFamily(request, { id: body.model_uid ?? body.model_name, name: body.model_name, type: body.model_type ?? 'LLM' });
-      const model = models.launch(principal, body);
+      const { model, warning } = models.launch(principal, body);
+      noteFamily(request, { id: model.uid, name: model.modelName, type: model.modelType });
+      request.audit.target = model.uid;
       const where = model.upstream === null ? '' : ` → ${model.upstream.baseUrl} (${model.upstream.model})`;
       request.log.info(`model ${model.uid} launched: ${model.modelType} ${model.modelName}, engine ${model.engine}${where}`);
-      return { status: 201, body: presentModel(model) };
+      return { status: 200, body: presentModel(model), ...(warning === null ? {} : { headers: { warning } }) };
     },
     stopModel: ({ params, principal, request }) => {
       noteModel(request, repository, params.model_uid);
       const model = models.stop(principal, params.model_uid);
       request.log.info(`model ${model.uid} stopped`);
-      return { status: 204, body: undefined };
+      return { status: 200, body: presentModel(model) };
     },
     listModelRegistrations: ({ params, principal }) => ({
       status: 200,
       body: models.listFamilies(principal, params.model_type).map((f) => presentFamily(f, findBuiltinFamily(f.modelType, f.modelName) !== null)),
     }),
+    getModelRegistration: ({ params, principal }) => {
+      const family = models.getFamily(principal, params.model_type, params.model_name);
+      return { status: 200, body: presentFamilyDescription(family, findBuiltinFamily(family.modelType, family.modelName) !== null) };
+    },
     registerModel: ({ params, body, principal, request }) => {
       const definition = typeof body.model === 'string' ? services.familyDefinitions.parse(body.model) : body.model;
       noteFamily(request, { name: (definition as ModelFamilyDefinition).model_name, type: params.model_type });
       const family = models.register(principal, params.model_type, definition as ModelFamilyDefinition);
       request.log.info(`model family ${family.modelType}/${family.modelName} registered`);
-      return { status: 201, body: presentFamily(family, false) };
+      return { status: 200, body: presentFamily(family, false) };
     },
     unregisterModel: ({ params, principal, request }) => {
       noteFamily(request, { name: params.model_name, type: params.model_type });
       models.unregister(principal, params.model_type, params.model_name);
       request.log.info(`model family ${params.model_type}/${params.model_name} unregistered`);
-      return { status: 204, body: undefined };
+      return { status: 200, body: { ok: true } };
     },
   };
 }

@@ -22,7 +22,8 @@ export function userHandlers(
     getUser: ({ params }) => ({ status: 200, body: presentUser(users.get(params.user_id)) }),
     updateUser: ({ body, params, principal }) => {
       const changes: Parameters<typeof users.update>[2] = {};
-      if (body.enabled !== undefined) changes.enabled = body.enabled;
+      // 0 and 1 as the reference server stores it.
+      if (body.enabled !== undefined) changes.enabled = body.enabled === true || body.enabled === 1;
       if (body.permissions !== undefined) changes.permissions = body.permissions;
       const updated = users.update(principal, params.user_id, changes);
       return { status: 200, body: presentUser(updated.value), headers: deprecationHeaders(updated.usedLegacyNames) };

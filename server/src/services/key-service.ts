@@ -9,29 +9,35 @@ import { apiKeyDigest, apiKeyDisplayPrefix, generateApiKey } from '../crypto/api
 import type { KeyEncryption } from '../crypto/key-encryption.js';
 import { holds, normalizePermissions, type Permission, type PermissionInput } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
-import type { ApiKeyChanges, ApiKeyRecord, ModelPermission } from '../storage/api-keys-repository.js';
+import type { ApiKeyChanges, ApiKeyRecord, KeyRateLimit, ModelPermission } from '../storage/api-keys-repository.js';
+import { parseKeyExpiry } from './key-expiry.js';
 import type { Storage } from '../storage/storage.js';
 import { assertMayGrant, assertOutranks } from './access-rules.js';
 import type { Changed } from './user-service.js';
 
 /** What a caller asks for when creating a key. */
 export interface NewKeyRequest {
-  name: string;
+  /** Null or absent for a generated name (the key's display prefix). */
+  name?: string | null;
   description?: string | null;
   owner?: string;
   expiresAt?: string | null;
   modelPermissions?: readonly ModelPermission[];
   permissions?: readonly PermissionInput[] | null;
+  rateLimit?: Partial<KeyRateLimit>;
 }
 
 /** What a caller asks to change on a key. */
 export interface KeyUpdateRequest {
-  name?: string;
+  /** Null leaves the name as it is (the reference web UI sends null for an emptied name). */
+  name?: string | null;
   description?: string | null;
   enabled?: boolean;
   expiresAt?: string | null;
   modelPermissions?: readonly ModelPermission[];
   permissions?: readonly PermissionInput[] | null;
+  /** The thresholds to change (a null clears one). */
+  rateLimit?: Partial<KeyRateLimit>;
 }
 
 const everyModel: ModelPermission[] = [{ permission_type: 'all', permission_value: null }];
@@ -69,19 +75,25 @@ export class KeyService {
     const { permissions, usedLegacyNames } = this.#keyPermissions(caller, request.permissions);
     const now = Date.now();
     const plaintext = generateApiKey();
+    const keyPrefix = apiKeyDisplayPrefix(plaintext);
     const id = randomUUID();
     this.#storage.apiKeys.create({
       id,
       userId: ownerId,
       digest: apiKeyDigest(plaintext),
-      keyPrefix: apiKeyDisplayPrefix(plaintext),
+      keyPrefix,
       ciphertext: this.#encryption.encrypt(plaintext, id),
       encryptionKeyId: this.#encryption.keyId,
-      name: request.name,
+      name: request.name ?? keyPrefix,
       description: request.description ?? null,
       expiresAt: futureTime(request.expiresAt ?? null, now),
       modelPermissions: request.modelPermissions === undefined || request.modelPermissions.length === 0 ? everyModel : request.modelPermissions,
       permissions,
+      rateLimit: {
+        maxFailures: ownThreshold(request.rateLimit?.maxFailures),
+        windowSeconds: ownThreshold(request.rateLimit?.windowSeconds),
+        banSeconds: ownThreshold(request.rateLimit?.banSeconds),
+      },
       now,
     });
     return { value: { record: this.#mustFind(id), plaintext }, usedLegacyNames };
@@ -107,7 +119,10 @@ export class KeyService {
   update(caller: Principal, id: string, request: KeyUpdateRequest): Changed<ApiKeyRecord> {
     const key = this.#changeable(caller, id);
     const changes: ApiKeyChanges = {};
-    if (request.name !== undefined) changes.name = request.name;
+    if (request.name !== undefined && request.name !== null) changes.name = request.name;
+    if (request.rateLimit?.maxFailures !== undefined) changes.rateLimitMaxFailures = ownThreshold(request.rateLimit.maxFailures);
+    if (request.rateLimit?.windowSeconds !== undefined) changes.rateLimitWindowSeconds = ownThreshold(request.rateLimit.windowSeconds);
+    if (request.rateLimit?.banSeconds !== undefined) changes.rateLimitBanSeconds = ownThreshold(request.rateLimit.banSeconds);
     if (request.description !== undefined) changes.description = request.description;
     if (request.enabled !== undefined) changes.enabled = request.enabled;
     if (request.expiresAt !== undefined) changes.expiresAt = futureTime(request.expiresAt, Date.now());
@@ -178,9 +193,14 @@ export class KeyService {
   }
 }
 
+/** A threshold as stored: 0 (which the reference server reads as "none") is stored as null. */
+function ownThreshold(value: number | null | undefined): number | null {
+  return value === undefined || value === null || value === 0 ? null : value;
+}
+
 function futureTime(iso: string | null, now: number): number | null {
   if (iso === null) return null;
-  const time = Date.parse(iso);
+  const time = parseKeyExpiry(iso);
   if (!(time > now)) throw new ApiError('invalid_request', 'expires_at must be a time in the future', { param: 'expires_at' });
   return time;
 }

@@ -11,9 +11,21 @@ import type { Database } from './database.js';
 /** One model restriction of a key. */
 export type ModelPermission = components['schemas']['ModelPermission'];
 
+/**
+ * A key's own brute-force thresholds (the reference server's `rate_limit_*` fields); each null
+ * falls back to the global `key` setting, and without `maxFailures` the key has none of its own.
+ */
+export interface KeyRateLimit {
+  maxFailures: number | null;
+  windowSeconds: number | null;
+  banSeconds: number | null;
+}
+
 /** An API key as stored (without its plaintext). */
 export interface ApiKeyRecord {
   id: string;
+  /** The SHA-256 of the plaintext (the lookup digest). */
+  digest: Buffer;
   userId: string;
   ownerUsername: string;
   keyPrefix: string;
@@ -26,6 +38,7 @@ export interface ApiKeyRecord {
   lastUsedAt: number | null;
   modelPermissions: ModelPermission[];
   permissions: Permission[] | null;
+  rateLimit: KeyRateLimit;
   createdAt: number;
   updatedAt: number;
 }
@@ -43,6 +56,7 @@ export interface NewApiKey {
   expiresAt: number | null;
   modelPermissions: readonly ModelPermission[];
   permissions: readonly Permission[] | null;
+  rateLimit: KeyRateLimit;
   now: number;
 }
 
@@ -54,9 +68,13 @@ export interface ApiKeyChanges {
   expiresAt?: number | null;
   modelPermissions?: readonly ModelPermission[];
   permissions?: readonly Permission[] | null;
+  rateLimitMaxFailures?: number | null;
+  rateLimitWindowSeconds?: number | null;
+  rateLimitBanSeconds?: number | null;
 }
 
 interface ApiKeyRow {
+  key_hash: Buffer;
   id: string;
   user_id: string;
   owner_username: string;
@@ -70,14 +88,17 @@ interface ApiKeyRow {
   last_used_at: number | null;
   model_permissions: string;
   permissions: string | null;
+  rate_limit_max_failures: number | null;
+  rate_limit_window_seconds: number | null;
+  rate_limit_ban_seconds: number | null;
   created_at: number;
   updated_at: number;
 }
 
 const SELECT_KEY = `
-  SELECT k.id, k.user_id, u.username AS owner_username, k.key_prefix, k.ciphertext, k.encryption_key_id,
+  SELECT k.key_hash, k.id, k.user_id, u.username AS owner_username, k.key_prefix, k.ciphertext, k.encryption_key_id,
          k.name, k.description, k.enabled, k.expires_at, k.last_used_at, k.model_permissions, k.permissions,
-         k.created_at, k.updated_at
+         k.rate_limit_max_failures, k.rate_limit_window_seconds, k.rate_limit_ban_seconds, k.created_at, k.updated_at
   FROM api_keys k JOIN users u ON u.id = k.user_id`;
 
 const columnOf: Record<keyof ApiKeyChanges, string> = {
@@ -87,6 +108,9 @@ const columnOf: Record<keyof ApiKeyChanges, string> = {
   expiresAt: 'expires_at',
   modelPermissions: 'model_permissions',
   permissions: 'permissions',
+  rateLimitMaxFailures: 'rate_limit_max_failures',
+  rateLimitWindowSeconds: 'rate_limit_window_seconds',
+  rateLimitBanSeconds: 'rate_limit_ban_seconds',
 };
 
 /** Reads and writes API keys. Every write except `touchLastUsed` marks the change tracker. */
@@ -133,8 +157,9 @@ export class ApiKeysRepository {
     this.#db
       .prepare(
         `INSERT INTO api_keys (id, user_id, key_hash, key_prefix, ciphertext, encryption_key_id, name, description,
-           enabled, expires_at, last_used_at, model_permissions, permissions, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, NULL, ?, ?, ?, ?)`,
+           enabled, expires_at, last_used_at, model_permissions, permissions,
+           rate_limit_max_failures, rate_limit_window_seconds, rate_limit_ban_seconds, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, NULL, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         key.id,
@@ -148,6 +173,9 @@ export class ApiKeysRepository {
         key.expiresAt,
         JSON.stringify(key.modelPermissions),
         key.permissions === null ? null : JSON.stringify(key.permissions),
+        key.rateLimit.maxFailures,
+        key.rateLimit.windowSeconds,
+        key.rateLimit.banSeconds,
         key.now,
         key.now,
       );
@@ -199,6 +227,7 @@ function toColumnValue(field: keyof ApiKeyChanges, value: ApiKeyChanges[keyof Ap
 function toRecord(row: ApiKeyRow): ApiKeyRecord {
   return {
     id: row.id,
+    digest: row.key_hash,
     userId: row.user_id,
     ownerUsername: row.owner_username,
     keyPrefix: row.key_prefix,
@@ -211,6 +240,7 @@ function toRecord(row: ApiKeyRow): ApiKeyRecord {
     lastUsedAt: row.last_used_at,
     modelPermissions: JSON.parse(row.model_permissions) as ModelPermission[],
     permissions: row.permissions === null ? null : (JSON.parse(row.permissions) as Permission[]),
+    rateLimit: { maxFailures: row.rate_limit_max_failures, windowSeconds: row.rate_limit_window_seconds, banSeconds: row.rate_limit_ban_seconds },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -114,6 +114,6 @@ describe('SDK: cache, virtual environments, logs and metrics', () => {
     const lines = await client.cluster.logs({ lines: 50 });
     assert.ok(lines.some((line) => line.message.includes('model logged launched')));
     const metrics = await client.monitoring.metrics();
-    assert.match(metrics, /svc_http_requests_total\{method="POST",route="\/v1\/models",status="201"\} 1/);
+    assert.match(metrics, /svc_http_requests_total\{method="POST",route="\/v1\/models",status="200"\} 1/);
   });
 });

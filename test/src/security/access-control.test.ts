@@ -66,8 +66,10 @@ describe('security: deny by default (R29)', () => {
       'createFirstAdmin',
       'endBrowserSession',
       'getClusterAuth',
+      'getClusterVersion',
       'getSetupStatus',
       'getStatus',
+      'getUiConfig',
       'login',
       'loginLegacy',
       'logout',
@@ -174,20 +176,20 @@ describe('security: legacy scope names work on the model routes (spec rule 2)', 
   it('a user granted models:start / models:stop launches and stops models; models:add / models:unregister registers', async () => {
     const legacy = await createUser(ctx.server, ctx.admin.accessToken, ['models:start', 'models:stop', 'models:add', 'models:unregister', 'models:list']);
     const launched = await ctx.server.request('POST', '/v1/models', { token: legacy.accessToken, body: { model_uid: 'legacy-launch', model_name: 'echo' } });
-    assert.equal(launched.status, 201, launched.text);
-    assert.equal((await ctx.server.request('DELETE', '/v1/models/legacy-launch', { token: legacy.accessToken })).status, 204);
+    assert.equal(launched.status, 200, launched.text);
+    assert.equal((await ctx.server.request('DELETE', '/v1/models/legacy-launch', { token: legacy.accessToken })).status, 200);
     const registered = await ctx.server.request('POST', '/v1/model_registrations/LLM', { token: legacy.accessToken, body: { model: { model_name: 'legacy-family' } } });
-    assert.equal(registered.status, 201, registered.text);
-    assert.equal((await ctx.server.request('DELETE', '/v1/model_registrations/LLM/legacy-family', { token: legacy.accessToken })).status, 204);
+    assert.equal(registered.status, 200, registered.text);
+    assert.equal((await ctx.server.request('DELETE', '/v1/model_registrations/LLM/legacy-family', { token: legacy.accessToken })).status, 200);
   });
 
   it('a key narrowed with legacy names (models:start, models:add) reaches exactly the mapped operations', async () => {
     const key = await createKey(ctx.server, ctx.admin.accessToken, { name: 'legacy key', permissions: ['models:start', 'models:add'] });
     assert.deepEqual(key.permissions, ['models:write', 'models:register']);
     const launched = await ctx.server.request('POST', '/v1/models', { token: key.key, body: { model_uid: 'legacy-key-launch', model_name: 'echo' } });
-    assert.equal(launched.status, 201, launched.text);
+    assert.equal(launched.status, 200, launched.text);
     const registered = await ctx.server.request('POST', '/v1/model_registrations/LLM', { token: key.key, body: { model: { model_name: 'legacy-key-family' } } });
-    assert.equal(registered.status, 201, registered.text);
+    assert.equal(registered.status, 200, registered.text);
     assertError(await ctx.server.request('GET', '/v1/models', { token: key.key }), 403, 'permission_denied');
     assertError(await ctx.server.request('GET', '/v1/cluster/logs', { token: key.key }), 403, 'permission_denied');
   });

@@ -31,10 +31,10 @@ class ChatResource:
         body = {**params, "model": model, "messages": [dict(message) for message in messages], "stream": True}
         response = self._requester.send("POST", "/v1/chat/completions", body=body, stream=True)
         assert response.stream is not None
-        return _server_sent_events(response.stream)
+        return server_sent_events(response.stream)
 
 
-def _server_sent_events(stream: IO[bytes]) -> Iterator[Any]:
+def server_sent_events(stream: IO[bytes]) -> Iterator[Any]:
     """The JSON ``data:`` payloads of a server-sent event stream, until ``[DONE]``."""
     try:
         data: List[str] = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._requester import Requester
-from ..types import ClusterAuth, ServiceStatus
+from ..types import ClusterAuth, ClusterVersion, ServiceStatus, UiConfig
 
 
 class HealthResource:
@@ -19,3 +19,11 @@ class HealthResource:
     def auth_enabled(self) -> ClusterAuth:
         """``GET /v1/cluster/auth``: whether every other call needs credentials."""
         return self._requester.json("GET", "/v1/cluster/auth", public=True)
+
+    def version(self) -> ClusterVersion:
+        """``GET /v1/cluster/version``: the server's version (the reference server's shape)."""
+        return self._requester.json("GET", "/v1/cluster/version", public=True)
+
+    def ui_config(self) -> UiConfig:
+        """``GET /v1/cluster/ui_config``: what the reference web UI reads before login."""
+        return self._requester.json("GET", "/v1/cluster/ui_config", public=True)

@@ -6,7 +6,7 @@ from typing import List, Optional, Sequence, Union
 
 from .._not_given import NOT_GIVEN, NotGiven, given, present
 from .._requester import Requester
-from ..types import ApiKey, ApiKeyCreated, ModelPermission, Permission
+from ..types import ApiKey, ApiKeyCreated, BannedIp, ModelPermission, Permission
 from ._paths import segment
 
 
@@ -22,26 +22,36 @@ class KeysResource:
 
     def create(
         self,
-        name: str,
+        name: Optional[str] = None,
         *,
         description: Optional[str] = None,
         owner: Optional[str] = None,
         expires_at: Optional[str] = None,
         model_permissions: Optional[Sequence[ModelPermission]] = None,
         permissions: Optional[Sequence[Permission]] = None,
+        rate_limit_max_failures: Optional[int] = None,
+        rate_limit_window_seconds: Optional[int] = None,
+        rate_limit_ban_seconds: Optional[int] = None,
     ) -> ApiKeyCreated:
         """``POST /v1/admin/keys``: a new key; the answer's ``key`` is its plaintext, shown this once.
 
-        ``expires_at`` is an ISO 8601 time in the future (None: never); ``model_permissions`` absent
-        or empty allows every model; ``permissions`` narrows the owner's for calls made with the key.
+        ``name`` defaults to the key's prefix. ``expires_at`` is an ISO 8601 time or date in the
+        future (without an offset: UTC; None: never); ``model_permissions`` absent or empty allows
+        every model; ``permissions`` narrows the owner's for calls made with the key. The
+        ``rate_limit_*`` thresholds ban the key from a client IP after that many failures there
+        (None: the global setting).
         """
-        body = {"name": name, **present(
+        body = present(
+            name=name,
+            rate_limit_max_failures=rate_limit_max_failures,
+            rate_limit_window_seconds=rate_limit_window_seconds,
+            rate_limit_ban_seconds=rate_limit_ban_seconds,
             description=description,
             owner=owner,
             expires_at=expires_at,
             model_permissions=None if model_permissions is None else [dict(entry) for entry in model_permissions],
             permissions=None if permissions is None else list(permissions),
-        )}
+        )
         return self._requester.json("POST", "/v1/admin/keys", body=body)
 
     def get(self, key_id: str) -> ApiKey:
@@ -58,11 +68,15 @@ class KeysResource:
         expires_at: Union[str, None, NotGiven] = NOT_GIVEN,
         model_permissions: Union[Sequence[ModelPermission], NotGiven] = NOT_GIVEN,
         permissions: Union[Sequence[Permission], None, NotGiven] = NOT_GIVEN,
+        rate_limit_max_failures: Union[int, None, NotGiven] = NOT_GIVEN,
+        rate_limit_window_seconds: Union[int, None, NotGiven] = NOT_GIVEN,
+        rate_limit_ban_seconds: Union[int, None, NotGiven] = NOT_GIVEN,
     ) -> ApiKey:
         """``PUT /v1/admin/keys/{key_id}``: renames, describes, enables or disables, expires, restricts.
 
         Only the arguments given are changed; None clears ``description``, ``expires_at`` (never
-        expires) and ``permissions`` (the owner's). An empty ``model_permissions`` denies every model.
+        expires), ``permissions`` (the owner's) and a ``rate_limit_*`` threshold (the global
+        setting). An empty ``model_permissions`` denies every model.
         """
         body = given(
             name=name,
@@ -71,6 +85,9 @@ class KeysResource:
             expires_at=expires_at,
             model_permissions=model_permissions if isinstance(model_permissions, NotGiven) else [dict(entry) for entry in model_permissions],
             permissions=permissions if permissions is None or isinstance(permissions, NotGiven) else list(permissions),
+            rate_limit_max_failures=rate_limit_max_failures,
+            rate_limit_window_seconds=rate_limit_window_seconds,
+            rate_limit_ban_seconds=rate_limit_ban_seconds,
         )
         return self._requester.json("PUT", f"/v1/admin/keys/{segment(key_id)}", body=body)
 
@@ -90,3 +107,15 @@ class KeysResource:
         """``PUT /v1/admin/keys/{key_id}/permissions`` (``keys:manage``): replaces them; an empty list denies every model."""
         body = {"model_permissions": [dict(entry) for entry in model_permissions]}
         return self._requester.json("PUT", f"/v1/admin/keys/{segment(key_id)}/permissions", body=body)["model_permissions"]
+
+    def list_bans(self, key_id: str) -> List[BannedIp]:
+        """``GET /v1/admin/keys/{key_id}/banned`` (``admin``): the client IPs the key is banned from, with the time left."""
+        return self._requester.json("GET", f"/v1/admin/keys/{segment(key_id)}/banned")
+
+    def unban(self, key_id: str, ip: str) -> int:
+        """``POST /v1/admin/keys/{key_id}/unban`` (``admin``): lifts the key's ban from ``ip``; returns how many were lifted (0 or 1)."""
+        return self._requester.json("POST", f"/v1/admin/keys/{segment(key_id)}/unban", body={"ip": ip})["unbanned"]
+
+    def unban_all(self, key_id: str) -> int:
+        """``POST /v1/admin/keys/{key_id}/unban-all`` (``admin``): lifts every ban of the key; returns how many."""
+        return self._requester.json("POST", f"/v1/admin/keys/{segment(key_id)}/unban-all")["unbanned"]

@@ -38,7 +38,8 @@ class ModelsResource:
     ) -> Model:
         """``POST /v1/models`` (``models:write``): starts serving the family ``model_name``.
 
-        ``model_uid`` defaults to the family name. Engine ``builtin`` answers without weights;
+        ``model_uid`` defaults to the family name (or, when a model already runs under it, the
+        family name and a random suffix; the answer's ``model_uid`` names it). Engine ``builtin`` answers without weights;
         ``upstream`` (the default when ``upstream_base_url`` is given) forwards to an
         OpenAI-compatible server, called with ``upstream_api_key`` (stored encrypted, never
         returned). Further ``options`` go into the body as given.
@@ -53,6 +54,6 @@ class ModelsResource:
         )}
         return self._requester.json("POST", "/v1/models", body={**options, **body})
 
-    def terminate(self, model_uid: str) -> None:
-        """``DELETE /v1/models/{model_uid}`` (``models:write``): stops the model and forgets it."""
-        self._requester.json("DELETE", f"/v1/models/{segment(model_uid)}")
+    def terminate(self, model_uid: str) -> Model:
+        """``DELETE /v1/models/{model_uid}`` (``models:write``): stops the model and forgets it; returns the model that was stopped."""
+        return self._requester.json("DELETE", f"/v1/models/{segment(model_uid)}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping
+from typing import Any, Dict, List, Mapping
 
 from .._requester import Requester
 from ..types import ModelRegistration
@@ -18,6 +18,10 @@ class RegistrationsResource:
     def list(self, model_type: str) -> List[ModelRegistration]:
         """``GET /v1/model_registrations/{model_type}`` (``models:list``): the families of that type (``LLM``, ``embedding``, …)."""
         return self._requester.json("GET", f"/v1/model_registrations/{segment(model_type)}")
+
+    def get(self, model_type: str, model_name: str) -> Dict[str, Any]:
+        """``GET /v1/model_registrations/{model_type}/{model_name}`` (``models:list``): one family with its definition."""
+        return self._requester.json("GET", f"/v1/model_registrations/{segment(model_type)}/{segment(model_name)}")
 
     def register(self, model_type: str, model: Mapping[str, Any]) -> ModelRegistration:
         """``POST /v1/model_registrations/{model_type}`` (``models:register``): registers a custom family.
