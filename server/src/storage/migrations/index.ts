@@ -9,6 +9,7 @@
 import { initialSchema } from './001-initial-schema.js';
 import { modelsSchema } from './002-models.js';
 import { bruteForceAndAudit } from './003-brute-force-and-audit.js';
+import { oidcSchema } from './020-oidc.js';
 
 /** One schema step. */
 export interface Migration {
@@ -19,7 +20,7 @@ export interface Migration {
 }
 
 /** Every migration, in ascending order of `version`. */
-export const migrations: readonly Migration[] = [initialSchema, modelsSchema, bruteForceAndAudit];
+export const migrations: readonly Migration[] = [initialSchema, modelsSchema, bruteForceAndAudit, oidcSchema];
 
 /** The migrations that a database at `currentVersion` still needs, in order. */
 export function pendingMigrations(currentVersion: number, all: readonly Migration[] = migrations): Migration[] {
