@@ -154,7 +154,7 @@ describe('single sign-on in a browser', () => {
     const submitted = await agent.request(`${form?.url}/login`, { method: 'POST', form: { username: 'olivia' } });
     const rest = await agent.follow(submitted.location ?? '', (next) => next.pathname === '/v1/auth/oidc/callback');
     const callbackUrl = [submitted, ...rest].map((hop) => hop.location).find((location) => location?.includes('/v1/auth/oidc/callback'));
-    assert.ok(callbackUrl !== undefined);
+    assert.ok(typeof callbackUrl === 'string');
     const victim = new UserAgent();
     const answer = await victim.request(callbackUrl);
     assert.equal(answer.status, 400);
