@@ -124,6 +124,7 @@ export async function startOidcProvider(): Promise<TestOidcProvider> {
       cookies: { keys: ['test cookie signing key for the provider'] },
       pkce: { required: () => true },
       conformIdTokenClaims: false,
+      ttl: { Interaction: 600, Grant: 3600, Session: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
       claims: { openid: ['sub'], profile: ['preferred_username', 'name'], email: ['email'], groups: ['groups'] },
       scopes: ['openid', 'profile', 'email', 'groups'],
       features: { devInteractions: { enabled: false }, rpInitiatedLogout: { enabled: true } },
