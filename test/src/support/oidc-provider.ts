@@ -127,7 +127,16 @@ export async function startOidcProvider(): Promise<TestOidcProvider> {
       ttl: { Interaction: 600, Grant: 3600, Session: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
       claims: { openid: ['sub'], profile: ['preferred_username', 'name'], email: ['email'], groups: ['groups'] },
       scopes: ['openid', 'profile', 'email', 'groups'],
-      features: { devInteractions: { enabled: false }, rpInitiatedLogout: { enabled: true } },
+      features: {
+        devInteractions: { enabled: false },
+        rpInitiatedLogout: {
+          enabled: true,
+          // The default page loads a web font; this one is self-contained.
+          async logoutSource(context, form) {
+            context.body = `<!doctype html><html><head><title>Test provider sign-out</title></head><body><h1>Sign out of the test provider?</h1>${form}<button type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button></body></html>`;
+          },
+        },
+      },
       interactions: { url: (_context, interaction) => `/interaction/${interaction.uid}` },
       async findAccount(_context, subject) {
         const account = findBySubject(subject);
