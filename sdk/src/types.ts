@@ -22,6 +22,8 @@ export type OwnPasswordChange = Schemas['OwnPasswordChange'];
 export type OidcLoginOptions = Schemas['OidcLoginOptions'];
 /** A CLI's one-time single sign-on code and its PKCE verifier (`POST /v1/auth/oidc/token`). */
 export type OidcCodeExchange = Schemas['OidcCodeExchange'];
+/** A started device sign-in (`POST /v1/auth/oidc/device`). */
+export type OidcDeviceAuthorization = Schemas['OidcDeviceAuthorization'];
 /** The single sign-on configuration, secrets hidden (`GET /v1/admin/oidc`). */
 export type OidcSettings = Schemas['OidcSettings'];
 export type Permission = Schemas['Permission'];

@@ -17,14 +17,16 @@ export function registerAuthCommands(program: Command): void {
     .option('--password <password>', 'your password (prompted without echo when absent; read from stdin when it is not a terminal)')
     .option('--sso', "sign in through the server's identity provider (single sign-on) in a browser")
     .option('--no-browser', 'with --sso: only print the sign-in URL, do not open a browser')
+    .option('--device', 'with --sso: sign in with a code on any device (the device authorization grant, where the provider offers it)')
     .option('--sso-timeout <seconds>', 'with --sso: how long to wait for the browser', '300')
-    .action(async (options: ConnectionOptions & { username?: string; password?: string; sso?: boolean; browser: boolean; ssoTimeout: string }) => {
+    .action(async (options: ConnectionOptions & { username?: string; password?: string; sso?: boolean; browser: boolean; device?: boolean; ssoTimeout: string }) => {
+      if (options.device === true && options.sso !== true) throw new CliError(ExitCode.usage, '--device goes with --sso');
       if (options.sso === true) {
         if (options.username !== undefined || options.password !== undefined) throw new CliError(ExitCode.usage, '--sso signs in through the identity provider: leave out --username and --password');
         const timeoutSeconds = Number(options.ssoTimeout);
         if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 3600) throw new CliError(ExitCode.usage, '--sso-timeout must be a whole number of seconds from 1 to 3600');
         const context = createContext(options, { session: { loginAs: null } });
-        const username = await ssoLogin({ endpoint: context.endpoint, sessions: context.sessions, output: context.output, openBrowser: options.browser, timeoutSeconds });
+        const username = await ssoLogin({ endpoint: context.endpoint, sessions: context.sessions, output: context.output, openBrowser: options.browser, timeoutSeconds, device: options.device === true });
         context.output.done(`Logged in to ${context.endpoint} as ${username} (single sign-on).`, { endpoint: context.endpoint, username, must_change_password: false });
         return;
       }

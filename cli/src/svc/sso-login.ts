@@ -4,12 +4,15 @@
  * and prints the URL (opening the browser when asked). The server, after the provider's callback,
  * redirects the browser to the loopback address with a one-time code, which only this process can
  * redeem: it holds the PKCE verifier whose challenge started the sign-in.
+ *
+ * With `--device` (where the provider offers the device authorization grant) no loopback address
+ * is needed: the person enters a code at the provider's page on any device while the CLI polls.
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, MemoryTokenStore } from '@svc/sdk';
+import { BadRequestError, Client, MemoryTokenStore } from '@svc/sdk';
 import { CliError, ExitCode } from '../exit-codes.js';
 import type { Output } from '../output.js';
 import type { SessionFile } from '../session-file.js';
@@ -26,6 +29,8 @@ export interface SsoLoginOptions {
   openBrowser: boolean;
   /** How long to wait for the browser to come back, in seconds. */
   timeoutSeconds: number;
+  /** Use the device authorization grant instead of a loopback redirect. */
+  device: boolean;
 }
 
 const CALLBACK_PATH = '/callback';
@@ -36,6 +41,7 @@ export async function ssoLogin(options: SsoLoginOptions): Promise<string> {
   const client = new Client({ baseUrl: options.endpoint, apiKey: notNeeded, tokenStore: store });
   const offer = await client.auth.ssoOptions();
   if (!offer.enabled) throw new CliError(ExitCode.usage, `${options.endpoint} does not offer single sign-on; log in with --username`);
+  if (options.device) return deviceLogin(client, store, options);
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   const loopback = await listenOnLoopback();
@@ -48,13 +54,41 @@ export async function ssoLogin(options: SsoLoginOptions): Promise<string> {
     const answer = await loopback.answer(options.timeoutSeconds * 1000);
     if ('error' in answer) throw new CliError(ExitCode.authentication, `${answer.description} (${answer.error})`);
     await client.auth.exchangeSsoCode({ code: answer.code, code_verifier: verifier });
-    const me = await client.auth.me();
-    const session = store.get();
-    if (session === null) throw new CliError(ExitCode.authentication, 'single sign-on ended without a session');
-    options.sessions.set(options.endpoint, { ...session, username: me.username });
-    return me.username;
+    return await keepSession(client, store, options);
   } finally {
     loopback.close();
+  }
+}
+
+/** Stores the session the client now holds under its username; resolves with the username. */
+async function keepSession(client: Client, store: MemoryTokenStore, options: SsoLoginOptions): Promise<string> {
+  const me = await client.auth.me();
+  const session = store.get();
+  if (session === null) throw new CliError(ExitCode.authentication, 'single sign-on ended without a session');
+  options.sessions.set(options.endpoint, { ...session, username: me.username });
+  return me.username;
+}
+
+/** The device authorization grant: show the code, poll every `interval` seconds until approved. */
+async function deviceLogin(client: Client, store: MemoryTokenStore, options: SsoLoginOptions): Promise<string> {
+  const started = await client.auth.startSsoDevice();
+  options.output.note(
+    `To sign in, open ${started.verification_uri} and enter the code ${started.user_code}` +
+      (started.verification_uri_complete === undefined ? '' : `\nor open: ${started.verification_uri_complete}`),
+  );
+  const deadline = Date.now() + Math.min(started.expires_in, options.timeoutSeconds) * 1000;
+  let interval = started.interval;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, interval * 1000));
+    try {
+      await client.auth.pollSsoDevice(started.device_code);
+      return await keepSession(client, store, options);
+    } catch (error) {
+      const code = error instanceof BadRequestError ? error.code : undefined;
+      if (code !== 'oidc_authorization_pending' && code !== 'oidc_slow_down') throw error;
+      if (code === 'oidc_slow_down') interval += 5;
+      if (Date.now() + interval * 1000 > deadline) throw new CliError(ExitCode.authentication, 'the device sign-in was not approved in time; run svc login --sso --device again');
+    }
   }
 }
 

@@ -18,5 +18,7 @@ export const publicOperations: ReadonlySet<string> = new Set([
   'GET /v1/auth/oidc/login',
   'GET /v1/auth/oidc/callback',
   'POST /v1/auth/oidc/token',
+  'POST /v1/auth/oidc/device',
+  'POST /v1/auth/oidc/device/token',
   'GET /v1/auth/oidc/logout',
 ]);

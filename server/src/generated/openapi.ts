@@ -346,6 +346,56 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/oidc/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a device sign-in (device authorization grant)
+         * @description For `svc login --sso --device` on a machine without a browser: svc asks the provider's
+         *     device authorization endpoint (RFC 8628) for a code and answers what the person needs
+         *     (`verification_uri`, `user_code`) and what the CLI polls with (`device_code`, `interval`).
+         *     404 `oidc_device_flow_unsupported` when the provider does not advertise a
+         *     `device_authorization_endpoint`; 404 `oidc_not_configured` without single sign-on. The body
+         *     must be the empty JSON object.
+         */
+        post: operations["startOidcDeviceLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oidc/device/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Poll a device sign-in
+         * @description The CLI polls with the `device_code` every `interval` seconds. While the person has not
+         *     approved: 400 `oidc_authorization_pending` (or `oidc_slow_down`: add 5 seconds to the
+         *     interval). Once approved, the ID token is validated like at the callback (no `nonce`: the
+         *     device grant has none) and the account signed in exactly as there (JIT creation, the
+         *     mapping re-applied, the disabled stay disabled): the same token pair as
+         *     `POST /v1/auth/login`. Denied or expired: 401 `oidc_login_failed`.
+         */
+        post: operations["completeOidcDeviceLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/oidc/logout": {
         parameters: {
             query?: never;
@@ -1248,7 +1298,7 @@ export type components = {
          * @description A stable, machine-readable error code. The same strings are exported by the SDK.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "malformed_authorization_header" | "credentials_in_query" | "unsupported_media_type" | "payload_too_large" | "request_headers_too_large" | "request_timeout" | "password_too_short" | "password_too_long" | "password_too_common" | "missing_credentials" | "invalid_credentials" | "invalid_token" | "token_expired" | "invalid_api_key" | "api_key_expired" | "api_key_disabled" | "account_disabled" | "invalid_refresh_token" | "permission_denied" | "cannot_grant_unheld_permissions" | "target_holds_unheld_permissions" | "cannot_modify_self" | "current_password_incorrect" | "setup_already_completed" | "not_found" | "user_not_found" | "api_key_not_found" | "username_taken" | "last_admin" | "encryption_key_mismatch" | "api_key_undecryptable" | "ip_banned" | "key_banned" | "model_not_found" | "model_family_not_found" | "model_access_denied" | "model_uid_taken" | "model_family_exists" | "model_family_in_use" | "builtin_model_family" | "model_ability_unsupported" | "system_message_not_first" | "unsupported_model_engine" | "unsafe_path" | "entry_not_found" | "upstream_error" | "upstream_timeout" | "upstream_unreachable" | "oidc_not_configured" | "oidc_state_invalid" | "oidc_login_failed" | "oidc_username_conflict" | "oidc_provider_unreachable" | "oidc_code_invalid" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_request" | "malformed_authorization_header" | "credentials_in_query" | "unsupported_media_type" | "payload_too_large" | "request_headers_too_large" | "request_timeout" | "password_too_short" | "password_too_long" | "password_too_common" | "missing_credentials" | "invalid_credentials" | "invalid_token" | "token_expired" | "invalid_api_key" | "api_key_expired" | "api_key_disabled" | "account_disabled" | "invalid_refresh_token" | "permission_denied" | "cannot_grant_unheld_permissions" | "target_holds_unheld_permissions" | "cannot_modify_self" | "current_password_incorrect" | "setup_already_completed" | "not_found" | "user_not_found" | "api_key_not_found" | "username_taken" | "last_admin" | "encryption_key_mismatch" | "api_key_undecryptable" | "ip_banned" | "key_banned" | "model_not_found" | "model_family_not_found" | "model_access_denied" | "model_uid_taken" | "model_family_exists" | "model_family_in_use" | "builtin_model_family" | "model_ability_unsupported" | "system_message_not_first" | "unsupported_model_engine" | "unsafe_path" | "entry_not_found" | "upstream_error" | "upstream_timeout" | "upstream_unreachable" | "oidc_not_configured" | "oidc_state_invalid" | "oidc_login_failed" | "oidc_username_conflict" | "oidc_provider_unreachable" | "oidc_code_invalid" | "oidc_device_flow_unsupported" | "oidc_authorization_pending" | "oidc_slow_down" | "internal_error" | "service_unavailable";
         /**
          * @description Every error. `detail` is read by the reference clients, `error` by OpenAI-style SDKs; both
          *     carry the same human message.
@@ -1377,6 +1427,23 @@ export type components = {
             login_url?: string;
             /** @description Whether logout also ends the provider's session (the provider advertises an `end_session_endpoint`). */
             end_session_supported?: boolean;
+            /** @description Whether `svc login --sso --device` works (the provider advertises a `device_authorization_endpoint`). */
+            device_flow_supported?: boolean;
+        };
+        OidcDeviceAuthorization: {
+            /** @description What the CLI polls `POST /v1/auth/oidc/device/token` with; not shown to the person. */
+            device_code: string;
+            /** @description The code the person enters at `verification_uri`. */
+            user_code: string;
+            verification_uri: string;
+            /** @description The verification page with the code filled in, when the provider offers it. */
+            verification_uri_complete?: string;
+            expires_in: number;
+            /** @description Seconds to wait between polls. */
+            interval: number;
+        };
+        OidcDeviceTokenRequest: {
+            device_code: string;
         };
         OidcCodeExchange: {
             code: string;
@@ -2651,7 +2718,8 @@ export interface operations {
                      *       "enabled": true,
                      *       "display_name": "Keycloak",
                      *       "login_url": "/v1/auth/oidc/login",
-                     *       "end_session_supported": true
+                     *       "end_session_supported": true,
+                     *       "device_flow_supported": true
                      *     }
                      */
                     "application/json": components["schemas"]["OidcLoginOptions"];
@@ -2730,6 +2798,70 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    startOidcDeviceLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["EmptyRequest"];
+            };
+        };
+        responses: {
+            /** @description The device sign-in was started. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "device_code": "Ag_EE6yL8HG1bqd4pyU2LGGMbhbb9LSzXhe4Zn4jSRA",
+                     *       "user_code": "WDJB-MJHT",
+                     *       "verification_uri": "https://keycloak.example.com/realms/acme/device",
+                     *       "verification_uri_complete": "https://keycloak.example.com/realms/acme/device?user_code=WDJB-MJHT",
+                     *       "expires_in": 600,
+                     *       "interval": 5
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OidcDeviceAuthorization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    completeOidcDeviceLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "device_code": "Ag_EE6yL8HG1bqd4pyU2LGGMbhbb9LSzXhe4Zn4jSRA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OidcDeviceTokenRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["TokenPair"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            502: components["responses"]["BadGateway"];
         };
     };
     startOidcLogout: {

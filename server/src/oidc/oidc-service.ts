@@ -17,7 +17,7 @@ import type { Storage } from '../storage/storage.js';
 import type { UserRecord } from '../storage/users-repository.js';
 import { claimAt, groupsOf, mappedPermissions, permissionChanges } from './group-mapping.js';
 import { codeChallenge, digest, digestMatches, randomToken, verifierMatches } from './pkce.js';
-import { ProviderClient, callbackUrl } from './provider-client.js';
+import { ProviderClient, callbackUrl, type DeviceAuthorization } from './provider-client.js';
 
 /** How long a started sign-in may take to come back. */
 const LOGIN_REQUEST_TTL_MS = 10 * 60 * 1000;
@@ -76,12 +76,38 @@ export class OidcService {
   /** What the login page shows. */
   async loginOptions(): Promise<components['schemas']['OidcLoginOptions']> {
     let endSessionSupported = false;
+    let deviceFlowSupported = false;
     try {
-      endSessionSupported = (await this.#provider.metadata()).end_session_endpoint !== undefined;
+      const metadata = await this.#provider.metadata();
+      endSessionSupported = metadata.end_session_endpoint !== undefined;
+      deviceFlowSupported = metadata.device_authorization_endpoint !== undefined;
     } catch {
       // The button is still offered; starting the sign-in reports the provider's trouble.
     }
-    return { enabled: true, display_name: this.config.displayName, login_url: '/v1/auth/oidc/login', end_session_supported: endSessionSupported };
+    return {
+      enabled: true,
+      display_name: this.config.displayName,
+      login_url: '/v1/auth/oidc/login',
+      end_session_supported: endSessionSupported,
+      device_flow_supported: deviceFlowSupported,
+    };
+  }
+
+  /** Starts a device sign-in at the provider (RFC 8628). */
+  startDeviceLogin(): Promise<DeviceAuthorization> {
+    return this.#provider.startDeviceAuthorization();
+  }
+
+  /**
+   * Polls a device sign-in; once the person approved, signs the account in exactly like the
+   * callback does and starts a session.
+   */
+  async completeDeviceLogin(deviceCode: string, audit: AuditContext): Promise<TokenPair> {
+    const answer = await this.#provider.pollDeviceToken(deviceCode).catch((error: unknown) => this.#failed(audit, error));
+    if (answer === 'pending') throw new ApiError('oidc_authorization_pending', 'The sign-in has not been approved yet; poll again after the interval');
+    if (answer === 'slow_down') throw new ApiError('oidc_slow_down', 'Polling too fast; add 5 seconds to the interval');
+    const claims = await this.#provider.verifyIdToken(answer.idToken, null).catch((error: unknown) => this.#failed(audit, error));
+    return this.#sessions.startSession(this.#accountFor(claims, audit));
   }
 
   /** The configuration for administrators, the client secret hidden. */
@@ -184,7 +210,7 @@ export class OidcService {
     return withQuery(endpoint, { client_id: this.config.clientId, post_logout_redirect_uri: loginPage });
   }
 
-  /** Verifies the provider's answer and returns the signed-in account. */
+  /** Verifies the provider's answer at the callback and returns the signed-in account. */
   async #signIn(parameters: CallbackParameters, nonce: string, codeVerifier: string, audit: AuditContext): Promise<UserRecord> {
     const provider = this.config.issuer;
     // RFC 9207: a provider that names itself must name the one this sign-in went to (mix-up defence).
@@ -195,16 +221,24 @@ export class OidcService {
       return this.#refuse(audit, `provider_error:${parameters.error}`, null, loginFailed(`the provider answered ${parameters.error}${parameters.error_description === undefined ? '' : ` (${parameters.error_description})`}`));
     }
     if (parameters.code === undefined || parameters.code === '') return this.#refuse(audit, 'no_code', null, loginFailed('the provider sent no authorization code'));
-    let claims: Record<string, unknown> & { sub: string };
-    try {
-      const idToken = await this.#provider.exchangeCode(parameters.code, codeVerifier);
-      claims = await this.#provider.verifyIdToken(idToken, nonce);
-    } catch (error) {
-      const reason = error instanceof ApiError ? error.message : 'unexpected';
-      this.#event('oidc_login', 'auth.oidc.login', 'failure', { reason, details: { provider } });
-      audit.reason = reason;
-      throw error;
-    }
+    const claims = await this.#provider
+      .exchangeCode(parameters.code, codeVerifier)
+      .then((idToken) => this.#provider.verifyIdToken(idToken, nonce))
+      .catch((error: unknown) => this.#failed(audit, error));
+    return this.#accountFor(claims, audit);
+  }
+
+  /** Audits a sign-in the provider's answer failed, and rethrows. */
+  #failed(audit: AuditContext, error: unknown): never {
+    const reason = error instanceof ApiError ? error.message : 'unexpected';
+    this.#event('oidc_login', 'auth.oidc.login', 'failure', { reason, details: { provider: this.config.issuer } });
+    audit.reason = reason;
+    throw error;
+  }
+
+  /** The account of verified claims: linked, created or refused; audits the outcome. */
+  #accountFor(claims: Record<string, unknown> & { sub: string }, audit: AuditContext): UserRecord {
+    const provider = this.config.issuer;
     const subject = claims.sub;
     audit.target = subject;
     const permissions = mappedPermissions(this.config, groupsOf(claims, this.config.groupsClaim));

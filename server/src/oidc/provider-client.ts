@@ -15,6 +15,7 @@ export interface ProviderMetadata {
   token_endpoint: string;
   jwks_uri: string;
   end_session_endpoint?: string;
+  device_authorization_endpoint?: string;
   token_endpoint_auth_methods_supported?: string[];
   id_token_signing_alg_values_supported?: string[];
   code_challenge_methods_supported?: string[];
@@ -34,6 +35,23 @@ const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS5
 
 const unreachable = (what: string) => new ApiError('oidc_provider_unreachable', `The identity provider could not be reached (${what}); try again later`);
 const refused = (why: string) => new ApiError('oidc_login_failed', `Single sign-on failed: ${why}`);
+
+/** The provider's answer to a device authorization request (RFC 8628 §3.2). */
+export interface DeviceAuthorization {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete?: string;
+  expires_in: number;
+  interval: number;
+}
+
+/** The ID token of a token endpoint answer. */
+function idTokenOf(body: unknown): string {
+  const idToken = (body as { id_token?: unknown } | null)?.id_token;
+  if (typeof idToken !== 'string') throw refused('the provider answered no ID token (is the openid scope granted?)');
+  return idToken;
+}
 
 /** A discovery document as read, with the key set of its `jwks_uri`. */
 interface DiscoveredProvider {
@@ -99,8 +117,55 @@ export class ProviderClient {
    * raw ID token.
    */
   async exchangeCode(code: string, codeVerifier: string): Promise<string> {
-    const metadata = await this.metadata();
     const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: callbackUrl(this.#config), code_verifier: codeVerifier });
+    const { status, body } = await this.#post((await this.metadata()).token_endpoint, form, 'token endpoint');
+    if (status < 200 || status >= 300) throw this.#tokenError(status, body, 'the provider refused the authorization code');
+    return idTokenOf(body);
+  }
+
+  /**
+   * Starts a device authorization grant (RFC 8628) at the provider's device authorization endpoint.
+   *
+   * @throws {ApiError} `oidc_device_flow_unsupported` when the provider does not advertise one.
+   */
+  async startDeviceAuthorization(): Promise<DeviceAuthorization> {
+    const endpoint = (await this.metadata()).device_authorization_endpoint;
+    if (endpoint === undefined) {
+      throw new ApiError('oidc_device_flow_unsupported', 'The identity provider does not offer the device authorization grant; sign in through a browser instead');
+    }
+    const { status, body } = await this.#post(endpoint, new URLSearchParams({ scope: this.#config.scopes.join(' ') }), 'device authorization endpoint');
+    const answer = (body ?? {}) as Partial<DeviceAuthorization>;
+    if (status < 200 || status >= 300) throw this.#tokenError(status, body, 'the provider refused to start a device sign-in');
+    if (typeof answer.device_code !== 'string' || typeof answer.user_code !== 'string' || typeof answer.verification_uri !== 'string' || typeof answer.expires_in !== 'number') {
+      throw unreachable('the device authorization answer lacks device_code, user_code, verification_uri or expires_in');
+    }
+    return {
+      device_code: answer.device_code,
+      user_code: answer.user_code,
+      verification_uri: answer.verification_uri,
+      ...(typeof answer.verification_uri_complete === 'string' ? { verification_uri_complete: answer.verification_uri_complete } : {}),
+      expires_in: answer.expires_in,
+      interval: typeof answer.interval === 'number' && answer.interval > 0 ? answer.interval : 5,
+    };
+  }
+
+  /**
+   * Asks the token endpoint whether the person approved a device sign-in: the raw ID token when they
+   * did, `pending` or `slow_down` while they have not.
+   */
+  async pollDeviceToken(deviceCode: string): Promise<{ idToken: string } | 'pending' | 'slow_down'> {
+    const form = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: deviceCode });
+    const { status, body } = await this.#post((await this.metadata()).token_endpoint, form, 'token endpoint');
+    if (status >= 200 && status < 300) return { idToken: idTokenOf(body) };
+    const error = (body as { error?: unknown } | null)?.error;
+    if (error === 'authorization_pending') return 'pending';
+    if (error === 'slow_down') return 'slow_down';
+    throw this.#tokenError(status, body, 'the device sign-in ended');
+  }
+
+  /** POSTs a form to the provider with this client's authentication. */
+  async #post(url: string, form: URLSearchParams, what: string): Promise<{ status: number; body: unknown }> {
+    const metadata = await this.metadata();
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
     const { clientId, clientSecret } = this.#config;
     const methods = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
@@ -113,22 +178,19 @@ export class ProviderClient {
       form.set('client_id', clientId);
       form.set('client_secret', clientSecret);
     }
-    let response: Response;
-    let body: unknown;
     try {
-      response = await fetch(metadata.token_endpoint, { method: 'POST', headers, body: form, signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) });
-      body = await response.json().catch(() => null);
+      const response = await fetch(url, { method: 'POST', headers, body: form, signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) });
+      return { status: response.status, body: await response.json().catch(() => null) };
     } catch {
-      throw unreachable('token endpoint');
+      throw unreachable(what);
     }
-    const answer = (body ?? {}) as { id_token?: unknown; error?: unknown; error_description?: unknown };
-    if (!response.ok) {
-      const reason = typeof answer.error === 'string' ? answer.error : `HTTP ${response.status}`;
-      if (response.status >= 500) throw unreachable(`token endpoint answered ${reason}`);
-      throw refused(`the provider refused the authorization code (${reason})`);
-    }
-    if (typeof answer.id_token !== 'string') throw refused('the provider answered no ID token (is the openid scope granted?)');
-    return answer.id_token;
+  }
+
+  #tokenError(status: number, body: unknown, refusal: string): ApiError {
+    const error = (body as { error?: unknown } | null)?.error;
+    const reason = typeof error === 'string' ? error : `HTTP ${status}`;
+    if (status >= 500) return unreachable(`it answered ${reason}`);
+    return refused(`${refusal} (${reason})`);
   }
 
   /**
@@ -137,7 +199,7 @@ export class ProviderClient {
    * several audiences), `exp`/`iat` against the clock with a minute of leeway, and `nonce` equal
    * to the one this sign-in sent.
    */
-  async verifyIdToken(idToken: string, expectedNonce: string): Promise<JWTPayload & { sub: string }> {
+  async verifyIdToken(idToken: string, expectedNonce: string | null): Promise<JWTPayload & { sub: string }> {
     const { value: metadata, keys } = await this.#current();
     const advertised = metadata.id_token_signing_alg_values_supported;
     const algorithms = advertised === undefined ? ['RS256'] : advertised.filter((algorithm) => ASYMMETRIC_ALGORITHMS.includes(algorithm));
@@ -158,7 +220,10 @@ export class ProviderClient {
     }
     const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
     if (audiences.length > 1 && payload['azp'] !== this.#config.clientId) throw refused('the ID token was issued to another party (azp)');
-    if (typeof payload['nonce'] !== 'string' || payload['nonce'] !== expectedNonce) throw refused('the ID token does not carry this sign-in\'s nonce');
+    // A device sign-in sends no nonce (RFC 8628 has none); its ID token comes straight from the token endpoint.
+    if (expectedNonce !== null && (typeof payload['nonce'] !== 'string' || payload['nonce'] !== expectedNonce)) {
+      throw refused('the ID token does not carry this sign-in\'s nonce');
+    }
     if (typeof payload.sub !== 'string' || payload.sub === '') throw refused('the ID token names no subject');
     return payload as JWTPayload & { sub: string };
   }

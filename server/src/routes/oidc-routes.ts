@@ -24,7 +24,10 @@ function isBrowserNavigation(request: FastifyRequest): boolean {
 
 export function oidcHandlers(
   services: Services,
-): Pick<Handlers, 'getOidcLoginOptions' | 'startOidcLogin' | 'completeOidcLogin' | 'exchangeOidcCliCode' | 'startOidcLogout' | 'getOidcSettings'> {
+): Pick<
+  Handlers,
+  'getOidcLoginOptions' | 'startOidcLogin' | 'completeOidcLogin' | 'exchangeOidcCliCode' | 'startOidcDeviceLogin' | 'completeOidcDeviceLogin' | 'startOidcLogout' | 'getOidcSettings'
+> {
   return {
     getOidcLoginOptions: async () => ({ status: 200, body: services.oidc === null ? { enabled: false } : await services.oidc.loginOptions() }),
     getOidcSettings: () => ({ status: 200, body: services.oidc === null ? { enabled: false } : services.oidc.settings() }),
@@ -61,6 +64,8 @@ export function oidcHandlers(
       }
     },
     exchangeOidcCliCode: async ({ body }) => ({ status: 200, body: await configured(services).exchangeCliCode(body.code, body.code_verifier) }),
+    startOidcDeviceLogin: async () => ({ status: 200, body: await configured(services).startDeviceLogin() }),
+    completeOidcDeviceLogin: async ({ body, request }) => ({ status: 200, body: await configured(services).completeDeviceLogin(body.device_code, request.audit) }),
     startOidcLogout: async () => ({ status: 302, body: undefined, headers: { location: await configured(services).logoutUrl() } }),
   };
 }

@@ -36,7 +36,7 @@ describe('single sign-on in a browser', () => {
   it('Should offer the provider on the login page', async () => {
     const response = await stack.server.request('GET', '/v1/auth/oidc/config');
     assert.equal(response.status, 200);
-    assert.deepEqual(response.body, { enabled: true, display_name: 'Test IdP', login_url: '/v1/auth/oidc/login', end_session_supported: true });
+    assert.deepEqual(response.body, { enabled: true, display_name: 'Test IdP', login_url: '/v1/auth/oidc/login', end_session_supported: true, device_flow_supported: true });
   });
 
   it('Should start a code flow with PKCE, state and nonce, bound to the browser by a cookie', async () => {

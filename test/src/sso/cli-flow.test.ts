@@ -134,3 +134,59 @@ describe('svc login --sso', () => {
     assert.equal(response.body.error.code, 'invalid_request');
   });
 });
+
+/** The fields and action of the form `id` in `html` (the first form when `id` is null). */
+function formOf(html: string, id: string | null): { action: string; fields: Record<string, string> } {
+  const form = new RegExp(`<form[^>]*${id === null ? '' : `id="${id.replace('.', '\\.')}"`}[^>]*>([\\s\\S]*?)</form>`).exec(html);
+  assert.ok(form !== null, `no form ${id} in ${html.replace(/<style>[\s\S]*<\/style>/, "").slice(0, 1500)}`);
+  const action = /action="([^"]*)"/.exec(form[0])?.[1] ?? '';
+  const fields: Record<string, string> = {};
+  for (const input of form[1]?.matchAll(/<input[^>]*>/g) ?? []) {
+    const name = /name="([^"]*)"/.exec(input[0])?.[1];
+    const value = /value="([^"]*)"/.exec(input[0])?.[1] ?? '';
+    if (name !== undefined) fields[name] = value;
+  }
+  return { action, fields };
+}
+
+describe('svc login --sso --device', () => {
+  it('Should sign in with a code entered at the provider, while the CLI polls', async () => {
+    addAccount(stack.provider, 'device-user', ['ml-admins']);
+    const svc = startSvc(['login', '--sso', '--device']);
+    const [, complete] = await svc.printed(/or open: (\S+)/);
+    assert.ok(complete !== undefined);
+    const agent = new UserAgent();
+    // The provider's page with the code filled in (a form its script submits), then its confirmation page.
+    const entry = await agent.request(complete);
+    assert.equal(entry.status, 200, entry.body.slice(0, 200));
+    const input = formOf(entry.body, null);
+    assert.equal(input.fields['user_code'], new URL(complete).searchParams.get('user_code'));
+    const confirm = await agent.request(new URL(input.action, complete).href, { method: 'POST', form: input.fields });
+    assert.equal(confirm.status, 200, confirm.body.slice(0, 200));
+    const { action, fields } = formOf(confirm.body, 'op.deviceConfirmForm');
+    const submitted = await agent.request(new URL(action, complete).href, { method: 'POST', form: fields });
+    const toLogin = await agent.follow(submitted.location ?? '');
+    const form = toLogin.at(-1);
+    assert.ok(form !== undefined && form.url.includes('/interaction/'), JSON.stringify(form));
+    const loggedIn = await agent.request(`${form.url}/login`, { method: 'POST', form: { username: 'device-user' } });
+    const done = await agent.follow(loggedIn.location ?? '');
+    assert.equal(done.at(-1)?.status, 200);
+    const result = await svc.exited;
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /Logged in to .* as device-user \(single sign-on\)/);
+    const whoami = await startSvc(['whoami', '--json']).exited;
+    assert.equal(whoami.code, 0, whoami.stderr);
+    assert.deepEqual((JSON.parse(whoami.stdout) as { permissions: string[] }).permissions, ['admin']);
+  });
+
+  it('Should answer a poll before approval with oidc_authorization_pending', async () => {
+    const started = await stack.server.request('POST', '/v1/auth/oidc/device', { body: {} });
+    assert.equal(started.status, 200, started.text);
+    const poll = await stack.server.request('POST', '/v1/auth/oidc/device/token', { body: { device_code: started.body.device_code } });
+    assert.equal(poll.status, 400);
+    assert.equal(poll.body.error.code, 'oidc_authorization_pending');
+    const forged = await stack.server.request('POST', '/v1/auth/oidc/device/token', { body: { device_code: 'not-a-device-code' } });
+    assert.equal(forged.status, 401);
+    assert.equal(forged.body.error.code, 'oidc_login_failed');
+  });
+});

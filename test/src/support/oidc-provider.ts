@@ -100,7 +100,7 @@ export async function startOidcProvider(): Promise<TestOidcProvider> {
           client_secret: registration.clientSecret,
           redirect_uris: [`${registration.svcBaseUrl}/v1/auth/oidc/callback`],
           post_logout_redirect_uris: [`${registration.svcBaseUrl}/login`],
-          grant_types: ['authorization_code'],
+          grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'],
           response_types: ['code'],
           token_endpoint_auth_method: 'client_secret_basic',
         },
@@ -124,11 +124,12 @@ export async function startOidcProvider(): Promise<TestOidcProvider> {
       cookies: { keys: ['test cookie signing key for the provider'] },
       pkce: { required: () => true },
       conformIdTokenClaims: false,
-      ttl: { Interaction: 600, Grant: 3600, Session: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
+      ttl: { Interaction: 600, Grant: 3600, Session: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60, DeviceCode: 600 },
       claims: { openid: ['sub'], profile: ['preferred_username', 'name'], email: ['email'], groups: ['groups'] },
       scopes: ['openid', 'profile', 'email', 'groups'],
       features: {
         devInteractions: { enabled: false },
+        deviceFlow: { enabled: true },
         rpInitiatedLogout: {
           enabled: true,
           // The default page loads a web font; this one is self-contained.
