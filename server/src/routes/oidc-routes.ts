@@ -10,6 +10,19 @@ import { sessionCookie } from '../http/session-cookie.js';
 import type { OidcService } from '../oidc/oidc-service.js';
 import type { Services } from '../services/services.js';
 
+/** Refusals that count as failed logins against the client IP: guessed states, codes and device codes. */
+const countedFailures = new Set(['oidc_state_invalid', 'oidc_code_invalid', 'oidc_login_failed']);
+
+/** Runs `work`; a refusal worth counting is counted against the client IP before it is answered. */
+async function counted<T>(services: Services, request: FastifyRequest, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ApiError && countedFailures.has(error.code)) services.bruteForce.recordLoginFailure(request.audit.clientIp, null);
+    throw error;
+  }
+}
+
 function configured(services: Services): OidcService {
   if (services.oidc === null) throw new ApiError('oidc_not_configured', 'Single sign-on is not configured on this server (SVC_OIDC_ISSUER is unset)');
   return services.oidc;
@@ -48,7 +61,7 @@ export function oidcHandlers(
       const binding = readOidcBindingCookie(request);
       const cookies = binding === null ? [] : [clearedOidcBindingCookie(request)];
       try {
-        const completed = await oidc.completeLogin(query, binding, request.audit);
+        const completed = await counted(services, request, () => oidc.completeLogin(query, binding, request.audit));
         if (completed.kind === 'cli') {
           void reply.header('set-cookie', cookies);
           return { status: 302, body: undefined, headers: { location: completed.redirectTo } };
@@ -63,9 +76,15 @@ export function oidcHandlers(
         return { status: 302, body: undefined, headers: { location: `/login?sso_error=${encodeURIComponent(error.code)}` } };
       }
     },
-    exchangeOidcCliCode: async ({ body }) => ({ status: 200, body: await configured(services).exchangeCliCode(body.code, body.code_verifier) }),
+    exchangeOidcCliCode: async ({ body, request }) => ({
+      status: 200,
+      body: await counted(services, request, () => configured(services).exchangeCliCode(body.code, body.code_verifier)),
+    }),
     startOidcDeviceLogin: async () => ({ status: 200, body: await configured(services).startDeviceLogin() }),
-    completeOidcDeviceLogin: async ({ body, request }) => ({ status: 200, body: await configured(services).completeDeviceLogin(body.device_code, request.audit) }),
+    completeOidcDeviceLogin: async ({ body, request }) => ({
+      status: 200,
+      body: await counted(services, request, () => configured(services).completeDeviceLogin(body.device_code, request.audit)),
+    }),
     startOidcLogout: async () => ({ status: 302, body: undefined, headers: { location: await configured(services).logoutUrl() } }),
   };
 }

@@ -14,7 +14,8 @@ import { UserAgent } from '../support/user-agent.js';
 
 let stack: SsoStack;
 beforeAll(async () => {
-  stack = await startSsoStack();
+  // 127.0.0.1 is a trusted proxy, so the brute-force test can fail "from" another address.
+  stack = await startSsoStack({ SVC_TRUSTED_PROXIES: '127.0.0.1' });
 });
 afterAll(() => stack?.close());
 
@@ -257,5 +258,23 @@ describe('single sign-on in a browser', () => {
     const user = await createUser(stack.server, stack.admin.accessToken, ['users:manage']);
     const forbidden = await stack.server.request('GET', '/v1/admin/oidc', { token: user.accessToken });
     assert.equal(forbidden.status, 403);
+  });
+
+  it('Should count guessed states and codes as failed logins: the guessing address is banned', async () => {
+    const settings = await stack.server.request('PUT', '/v1/admin/security/rate-limit', { token: stack.admin.accessToken, body: { ip: { max_failures: 3 } } });
+    assert.equal(settings.status, 200, settings.text);
+    const guesser = { 'x-forwarded-for': '203.0.113.9' };
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const guess = await stack.server.request('GET', `/v1/auth/oidc/callback?code=x&state=guess-${attempt}`, { headers: guesser });
+      assert.equal(guess.status, 400);
+    }
+    const code = await stack.server.request('POST', '/v1/auth/oidc/token', { headers: guesser, body: { code: 'svc_oc_guess', code_verifier: 'v'.repeat(43) } });
+    assert.equal(code.status, 400);
+    const banned = await stack.server.request('GET', '/v1/auth/oidc/callback?code=x&state=guess-3', { headers: guesser });
+    assert.equal(banned.status, 429);
+    assert.equal(banned.body.error.code, 'ip_banned');
+    // Everybody else still signs in.
+    addAccount(stack.provider, 'victor', ['ml-users']);
+    assert.equal((await browserSignIn(stack, 'victor')).callback.status, 302);
   });
 });
