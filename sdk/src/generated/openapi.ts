@@ -305,10 +305,10 @@ export type paths = {
          *     audience, expiry, `nonce`), then signs the account in: created on first sign-in with the
          *     permissions the groups claim maps to, and on every sign-in given exactly those permissions.
          *
-         *     A browser sign-in answers 302 to the web UI (`/`) with the `svc_session` cookie, the same
-         *     session a password login starts; a CLI sign-in answers 302 to the CLI's loopback address
-         *     with a one-time `code`. A refused sign-in that a browser navigated to answers 302 to
-         *     `/login?sso_error=<code>`; any other request gets the error itself: 400
+         *     A browser sign-in answers 302 to the web UI (`{SVC_OIDC_REDIRECT_BASE_URL}/`) with the
+         *     `svc_session` cookie, the same session a password login starts; a CLI sign-in answers 302
+         *     to the CLI's loopback address with a one-time `code`. A refused sign-in that a browser
+         *     navigated to answers 302 to `{SVC_OIDC_REDIRECT_BASE_URL}/login?sso_error=<code>`; any other request gets the error itself: 400
          *     `oidc_state_invalid` (unknown, used, expired or another browser's state), 401
          *     `oidc_login_failed` (the provider refused, or the ID token failed validation),
          *     401 `account_disabled`, 409 `oidc_username_conflict` (a svc account of that name exists
@@ -408,7 +408,7 @@ export type paths = {
          * @description A browser navigates here after `POST /v1/auth/session/logout`. When the provider advertises
          *     an `end_session_endpoint`, answers 302 there with `client_id` and
          *     `post_logout_redirect_uri={SVC_OIDC_REDIRECT_BASE_URL}/login` (register that address at the
-         *     provider); otherwise 302 straight to `/login`. 404 `oidc_not_configured` when single
+         *     provider); otherwise 302 straight to `{SVC_OIDC_REDIRECT_BASE_URL}/login`. 404 `oidc_not_configured` when single
          *     sign-on is off.
          */
         get: operations["startOidcLogout"];

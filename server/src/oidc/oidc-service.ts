@@ -202,11 +202,16 @@ export class OidcService {
     return this.#sessions.startSession(user);
   }
 
+  /** The web UI's `path` at the URL people open svc at (`SVC_OIDC_REDIRECT_BASE_URL`, which may hold a path prefix). */
+  appUrl(path: `/${string}`): string {
+    return `${this.config.redirectBaseUrl}${path}`;
+  }
+
   /** Where a browser goes to end its session at the provider too (RP-initiated logout), else the login page. */
   async logoutUrl(): Promise<string> {
-    const loginPage = `${this.config.redirectBaseUrl}/login`;
+    const loginPage = this.appUrl('/login');
     const endpoint = (await this.#provider.metadata()).end_session_endpoint;
-    if (endpoint === undefined) return '/login';
+    if (endpoint === undefined) return loginPage;
     return withQuery(endpoint, { client_id: this.config.clientId, post_logout_redirect_uri: loginPage });
   }
 

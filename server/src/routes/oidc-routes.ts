@@ -68,12 +68,12 @@ export function oidcHandlers(
         }
         cookies.push(sessionCookie(request, completed.tokens.refresh_token, completed.tokens.refresh_expires_in));
         void reply.header('set-cookie', cookies);
-        return { status: 302, body: undefined, headers: { location: '/' } };
+        return { status: 302, body: undefined, headers: { location: oidc.appUrl('/') } };
       } catch (error) {
         if (cookies.length > 0) void reply.header('set-cookie', cookies);
         if (!(error instanceof ApiError) || !isBrowserNavigation(request)) throw error;
         request.audit.errorCode = error.code;
-        return { status: 302, body: undefined, headers: { location: `/login?sso_error=${encodeURIComponent(error.code)}` } };
+        return { status: 302, body: undefined, headers: { location: oidc.appUrl(`/login?sso_error=${encodeURIComponent(error.code)}`) } };
       }
     },
     exchangeOidcCliCode: async ({ body, request }) => ({

@@ -174,7 +174,7 @@ describe('single sign-on in a browser', () => {
       }).on('error', reject);
     });
     assert.equal(answer.status, 302);
-    assert.equal(answer.location, '/login?sso_error=oidc_state_invalid');
+    assert.equal(answer.location, `${stack.server.baseUrl}/login?sso_error=oidc_state_invalid`);
   });
 
   it('Should refuse a tampered ID token', async () => {
