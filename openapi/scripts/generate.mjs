@@ -51,7 +51,9 @@ function readOperations(document) {
       const operation = item[method];
       if (!operation) continue;
       const security = operation.security ?? document.security ?? [];
-      const [status, response] = Object.entries(operation.responses).find(([code]) => code.startsWith('2'));
+      // The success answer: a 2xx, or for a browser redirect (single sign-on) its 3xx.
+      const responses = Object.entries(operation.responses);
+      const [status, response] = responses.find(([code]) => code.startsWith('2')) ?? responses.find(([code]) => code.startsWith('3'));
       // JSON where the answer has it; otherwise the first media type (an export's text/csv).
       const content = resolve(response).content ?? {};
       const contentType = 'application/json' in content ? 'application/json' : (Object.keys(content)[0] ?? null);

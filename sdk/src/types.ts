@@ -18,6 +18,14 @@ export type BrowserSession = Schemas['BrowserSession'];
 export type SetupStatus = Schemas['SetupStatus'];
 export type SetupRequest = Schemas['SetupRequest'];
 export type OwnPasswordChange = Schemas['OwnPasswordChange'];
+/** Whether the server offers single sign-on (`GET /v1/auth/oidc/config`). */
+export type OidcLoginOptions = Schemas['OidcLoginOptions'];
+/** A CLI's one-time single sign-on code and its PKCE verifier (`POST /v1/auth/oidc/token`). */
+export type OidcCodeExchange = Schemas['OidcCodeExchange'];
+/** A started device sign-in (`POST /v1/auth/oidc/device`). */
+export type OidcDeviceAuthorization = Schemas['OidcDeviceAuthorization'];
+/** The single sign-on configuration, secrets hidden (`GET /v1/admin/oidc`). */
+export type OidcSettings = Schemas['OidcSettings'];
 export type Permission = Schemas['Permission'];
 export type PermissionInput = Schemas['PermissionInput'];
 export type ApiKey = Schemas['ApiKey'];

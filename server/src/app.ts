@@ -28,6 +28,8 @@ import { authHandlers } from './routes/auth-routes.js';
 import { healthHandlers, SERVICE_VERSION } from './routes/health-routes.js';
 import { keyBanHandlers } from './routes/key-ban-routes.js';
 import { keyHandlers } from './routes/key-routes.js';
+import { oidcHandlers } from './routes/oidc-routes.js';
+import { OidcService } from './oidc/oidc-service.js';
 import { setupHandlers } from './routes/setup-routes.js';
 import { userHandlers } from './routes/user-routes.js';
 import { registerWebUi } from './ui/web-ui.js';
@@ -196,13 +198,16 @@ function createServices(
     countActiveBans: (kind) => bruteForce.activeBans(kind).length,
   });
   bruteForce.addListener(banMetrics(metrics));
+  const sessions = new SessionService(storage, accessTokens, config, bruteForce);
+  if (config.oidc?.clientSecret != null) logSink.redactor.addSecret(config.oidc.clientSecret);
   return {
     config,
     storage,
     accessTokens,
     upstream,
     users: new UserService(storage, config),
-    sessions: new SessionService(storage, accessTokens, config, bruteForce),
+    sessions,
+    oidc: config.oidc === null ? null : new OidcService(config.oidc, storage, sessions, audit),
     keys: new KeyService(storage, encryption),
     models,
     inference: new InferenceService(models, upstream),
@@ -304,6 +309,7 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
     ...healthHandlers(services),
     ...setupHandlers(services),
     ...authHandlers(services),
+    ...oidcHandlers(services),
     ...userHandlers(services),
     ...keyHandlers(services),
     ...keyBanHandlers(services),
@@ -346,7 +352,7 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
         if (result.headers !== undefined) void reply.headers(result.headers);
         void reply.code(result.status);
         if (result.raw !== undefined) return reply.send(result.raw);
-        return result.status === 204 ? reply.send() : result.body;
+        return result.status === 204 || result.status === 302 ? reply.send() : result.body;
       },
     });
   }

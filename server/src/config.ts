@@ -3,11 +3,12 @@
  * typed {@link ServerConfig}. A bad value throws {@link ConfigError} with one line that names the
  * variable, the value and what would be accepted.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import proxyAddr from '@fastify/proxy-addr';
+import { allPermissions, type Permission } from './auth/permissions.js';
 
 /** Where a secret comes from: the environment, or a file generated once on first run. */
 export type SecretSource = { kind: 'env'; variable: string; value: string } | { kind: 'file'; path: string };
@@ -52,8 +53,32 @@ export interface ServerConfig {
   trustedProxies: string[];
   /** `SVC_AUDIT_RETENTION_DAYS`: audit records older than this are pruned. @default 90 */
   auditRetentionDays: number;
+  /** Single sign-on through an OpenID provider (`SVC_OIDC_*`); null when `SVC_OIDC_ISSUER` is unset. */
+  oidc: OidcConfig | null;
   /** Things worth one line in the log at start-up, e.g. a removed variable that is still set. */
   warnings: string[];
+}
+
+/** Single sign-on with OpenID Connect: the provider, this client, and what its claims grant. */
+export interface OidcConfig {
+  /** `SVC_OIDC_ISSUER`: the provider's issuer URL; its discovery document is `{issuer}/.well-known/openid-configuration`. */
+  issuer: string;
+  /** `SVC_OIDC_CLIENT_ID`. */
+  clientId: string;
+  /** `SVC_OIDC_CLIENT_SECRET`; null for a public client (PKCE alone). */
+  clientSecret: string | null;
+  /** `SVC_OIDC_SCOPES`, space-separated, always holding `openid`. @default openid profile email */
+  scopes: string[];
+  /** `SVC_OIDC_REDIRECT_BASE_URL`: the URL users reach svc at; the callback is `{base}/v1/auth/oidc/callback`. */
+  redirectBaseUrl: string;
+  /** `SVC_OIDC_USERNAME_CLAIM`: the ID token claim that names the svc account. @default preferred_username */
+  usernameClaim: string;
+  /** `SVC_OIDC_GROUPS_CLAIM`: the claim listing groups or roles; a dotted path reaches nested claims (`realm_access.roles`). @default groups */
+  groupsClaim: string;
+  /** `SVC_OIDC_GROUP_PERMISSIONS` (JSON) or `SVC_OIDC_GROUP_PERMISSIONS_FILE`: group → svc permissions. @default {} */
+  groupPermissions: Readonly<Record<string, readonly Permission[]>>;
+  /** `SVC_OIDC_DISPLAY_NAME`: the provider's name on the "Sign in with …" button. @default the issuer's host */
+  displayName: string;
 }
 
 /** Where the static web UI comes from. */
@@ -124,6 +149,7 @@ export function loadConfig(env: Environment = process.env): ServerConfig {
     frontend: frontendConfig(env),
     trustedProxies: parseTrustedProxies(env),
     auditRetentionDays: parsePositiveInteger(env, 'SVC_AUDIT_RETENTION_DAYS', 90, 36500),
+    oidc: oidcConfig(env),
     warnings: removedVariableWarnings(env),
   };
 }
@@ -208,4 +234,113 @@ function parseTrustedProxies(env: Environment): string[] {
     }
   }
   return entries;
+}
+
+const oidcVariables = [
+  'SVC_OIDC_CLIENT_ID',
+  'SVC_OIDC_CLIENT_SECRET',
+  'SVC_OIDC_SCOPES',
+  'SVC_OIDC_REDIRECT_BASE_URL',
+  'SVC_OIDC_USERNAME_CLAIM',
+  'SVC_OIDC_GROUPS_CLAIM',
+  'SVC_OIDC_GROUP_PERMISSIONS',
+  'SVC_OIDC_GROUP_PERMISSIONS_FILE',
+  'SVC_OIDC_DISPLAY_NAME',
+];
+const claimName = /^[A-Za-z0-9_:\-]+(\.[A-Za-z0-9_:\-]+)*$/;
+
+function oidcConfig(env: Environment): OidcConfig | null {
+  const issuerValue = nonEmpty(env, 'SVC_OIDC_ISSUER');
+  if (issuerValue === undefined) {
+    const stray = oidcVariables.find((name) => nonEmpty(env, name) !== undefined);
+    if (stray !== undefined) throw new ConfigError(`${stray} is set but SVC_OIDC_ISSUER is not: set the provider's issuer URL to turn single sign-on on, or unset ${stray}`);
+    return null;
+  }
+  const issuer = parseWebUrl('SVC_OIDC_ISSUER', issuerValue, 'the issuer URL of the provider, e.g. https://keycloak.example.com/realms/acme');
+  const clientId = nonEmpty(env, 'SVC_OIDC_CLIENT_ID');
+  if (clientId === undefined) throw new ConfigError('SVC_OIDC_CLIENT_ID is required when SVC_OIDC_ISSUER is set: use the client id registered at the provider');
+  const baseValue = nonEmpty(env, 'SVC_OIDC_REDIRECT_BASE_URL');
+  if (baseValue === undefined) {
+    throw new ConfigError('SVC_OIDC_REDIRECT_BASE_URL is required when SVC_OIDC_ISSUER is set: use the URL users open svc at, e.g. https://svc.example.com');
+  }
+  const redirectBaseUrl = parseWebUrl('SVC_OIDC_REDIRECT_BASE_URL', baseValue, 'the URL users open svc at, e.g. https://svc.example.com');
+  const scopes = (nonEmpty(env, 'SVC_OIDC_SCOPES') ?? 'openid profile email').split(/[\s,]+/).filter((scope) => scope !== '');
+  if (!scopes.includes('openid')) throw new ConfigError(`SVC_OIDC_SCOPES=${JSON.stringify(env['SVC_OIDC_SCOPES'])} must include openid, e.g. "openid profile email groups"`);
+  const usernameClaim = nonEmpty(env, 'SVC_OIDC_USERNAME_CLAIM') ?? 'preferred_username';
+  if (!claimName.test(usernameClaim) || usernameClaim.includes('.')) {
+    throw new ConfigError(`SVC_OIDC_USERNAME_CLAIM=${JSON.stringify(usernameClaim)} is not a claim name: use preferred_username, email or sub`);
+  }
+  const groupsClaim = nonEmpty(env, 'SVC_OIDC_GROUPS_CLAIM') ?? 'groups';
+  if (!claimName.test(groupsClaim)) throw new ConfigError(`SVC_OIDC_GROUPS_CLAIM=${JSON.stringify(groupsClaim)} is not a claim name: use e.g. groups, roles or realm_access.roles`);
+  return {
+    issuer,
+    clientId,
+    clientSecret: nonEmpty(env, 'SVC_OIDC_CLIENT_SECRET') ?? null,
+    scopes: [...new Set(scopes)],
+    redirectBaseUrl,
+    usernameClaim,
+    groupsClaim,
+    groupPermissions: parseGroupPermissions(env),
+    displayName: nonEmpty(env, 'SVC_OIDC_DISPLAY_NAME') ?? new URL(issuer).host,
+  };
+}
+
+/** An absolute https URL (http only for a loopback host), without query or fragment and without a trailing slash. */
+function parseWebUrl(name: string, value: string, advice: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name}=${JSON.stringify(value)} is not a URL: use ${advice}`);
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw new ConfigError(`${name}=${JSON.stringify(value)} must use https (plain http only for localhost): use ${advice}`);
+  }
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new ConfigError(`${name}=${JSON.stringify(value)} must not carry a query, fragment or credentials: use ${advice}`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+function parseGroupPermissions(env: Environment): Record<string, Permission[]> {
+  const inline = nonEmpty(env, 'SVC_OIDC_GROUP_PERMISSIONS');
+  const file = nonEmpty(env, 'SVC_OIDC_GROUP_PERMISSIONS_FILE');
+  if (inline !== undefined && file !== undefined) {
+    throw new ConfigError('SVC_OIDC_GROUP_PERMISSIONS and SVC_OIDC_GROUP_PERMISSIONS_FILE are both set: keep one');
+  }
+  let name = 'SVC_OIDC_GROUP_PERMISSIONS';
+  let text = inline;
+  if (file !== undefined) {
+    name = 'SVC_OIDC_GROUP_PERMISSIONS_FILE';
+    try {
+      text = readFileSync(resolve(file), 'utf8');
+    } catch {
+      throw new ConfigError(`${name}=${JSON.stringify(file)} cannot be read: point it at a JSON file mapping groups to permissions`);
+    }
+  }
+  if (text === undefined) return {};
+  const example = `e.g. {"ml-admins":["admin"],"ml-users":["models:read","keys:create"]}`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`${name} is not valid JSON: map each group to a list of permissions, ${example}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`${name} must be a JSON object mapping each group to a list of permissions, ${example}`);
+  }
+  const known = new Set<string>(allPermissions);
+  const mapping: Record<string, Permission[]> = Object.create(null) as Record<string, Permission[]>;
+  for (const [group, permissions] of Object.entries(parsed)) {
+    if (!Array.isArray(permissions) || permissions.some((permission) => typeof permission !== 'string')) {
+      throw new ConfigError(`${name}: group ${JSON.stringify(group)} must map to a list of permission names, ${example}`);
+    }
+    const unknown = (permissions as string[]).find((permission) => !known.has(permission));
+    if (unknown !== undefined) {
+      throw new ConfigError(`${name}: group ${JSON.stringify(group)} names ${JSON.stringify(unknown)}, which is not a permission (known: ${allPermissions.join(', ')})`);
+    }
+    mapping[group] = [...new Set(permissions as Permission[])];
+  }
+  return mapping;
 }

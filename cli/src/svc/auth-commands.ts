@@ -5,19 +5,37 @@ import type { Me } from '@svc/sdk';
 import { Command } from 'commander';
 import { showList } from '../output.js';
 import { promptNewPassword, promptSecret } from '../prompt.js';
+import { CliError, ExitCode } from '../exit-codes.js';
 import { createContext, withConnectionOptions, type ConnectionOptions } from './context.js';
+import { ssoLogin } from './sso-login.js';
 
 /** Adds the session commands to `program`. */
 export function registerAuthCommands(program: Command): void {
   withConnectionOptions(program.command('login'))
     .description('Log in and keep the session for this endpoint (in $SVC_HOME/cli/sessions.json, mode 0600)')
-    .requiredOption('--username <name>', 'your username')
+    .option('--username <name>', 'your username')
     .option('--password <password>', 'your password (prompted without echo when absent; read from stdin when it is not a terminal)')
-    .action(async (options: ConnectionOptions & { username: string; password?: string }) => {
-      const context = createContext(options, { session: { loginAs: options.username } });
-      const password = options.password ?? (await promptSecret(`Password for ${options.username}: `));
-      const pair = await context.client.login(options.username, password);
-      context.output.done(`Logged in to ${context.endpoint} as ${options.username}.`, { endpoint: context.endpoint, username: options.username, must_change_password: pair.must_change_password === true });
+    .option('--sso', "sign in through the server's identity provider (single sign-on) in a browser")
+    .option('--no-browser', 'with --sso: only print the sign-in URL, do not open a browser')
+    .option('--device', 'with --sso: sign in with a code on any device (the device authorization grant, where the provider offers it)')
+    .option('--sso-timeout <seconds>', 'with --sso: how long to wait for the browser', '300')
+    .action(async (options: ConnectionOptions & { username?: string; password?: string; sso?: boolean; browser: boolean; device?: boolean; ssoTimeout: string }) => {
+      if (options.device === true && options.sso !== true) throw new CliError(ExitCode.usage, '--device goes with --sso');
+      if (options.sso === true) {
+        if (options.username !== undefined || options.password !== undefined) throw new CliError(ExitCode.usage, '--sso signs in through the identity provider: leave out --username and --password');
+        const timeoutSeconds = Number(options.ssoTimeout);
+        if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 3600) throw new CliError(ExitCode.usage, '--sso-timeout must be a whole number of seconds from 1 to 3600');
+        const context = createContext(options, { session: { loginAs: null } });
+        const username = await ssoLogin({ endpoint: context.endpoint, sessions: context.sessions, output: context.output, openBrowser: options.browser, timeoutSeconds, device: options.device === true });
+        context.output.done(`Logged in to ${context.endpoint} as ${username} (single sign-on).`, { endpoint: context.endpoint, username, must_change_password: false });
+        return;
+      }
+      if (options.username === undefined) throw new CliError(ExitCode.usage, 'svc login needs --username <name>, or --sso to sign in through the identity provider');
+      const username = options.username;
+      const context = createContext(options, { session: { loginAs: username } });
+      const password = options.password ?? (await promptSecret(`Password for ${username}: `));
+      const pair = await context.client.login(username, password);
+      context.output.done(`Logged in to ${context.endpoint} as ${username}.`, { endpoint: context.endpoint, username, must_change_password: pair.must_change_password === true });
       if (pair.must_change_password === true) context.output.note('Your password must be changed: run svc password');
       if (context.apiKey !== undefined && options.apiKey === undefined) {
         context.output.note('Note: SVC_API_KEY is set, so other commands use that key rather than this session; unset it to use the session.');

@@ -202,6 +202,128 @@ export const operationExamples: readonly OperationExample[] = [
     }
   },
   {
+    "operationId": "getOidcLoginOptions",
+    "method": "GET",
+    "path": "/v1/auth/oidc/config",
+    "public": true,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "enabled": true,
+      "display_name": "Keycloak",
+      "login_url": "/v1/auth/oidc/login",
+      "end_session_supported": true,
+      "device_flow_supported": true
+    }
+  },
+  {
+    "operationId": "startOidcLogin",
+    "method": "GET",
+    "path": "/v1/auth/oidc/login",
+    "public": true,
+    "status": 302,
+    "contentType": null,
+    "example": null
+  },
+  {
+    "operationId": "completeOidcLogin",
+    "method": "GET",
+    "path": "/v1/auth/oidc/callback",
+    "public": true,
+    "status": 302,
+    "contentType": null,
+    "example": null
+  },
+  {
+    "operationId": "exchangeOidcCliCode",
+    "method": "POST",
+    "path": "/v1/auth/oidc/token",
+    "public": true,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkyIn0.c2lnbmF0dXJl",
+      "refresh_token": "svc_rt_3q2-7wEvhJmM3a1n8XcBzY0kLp4uR6tD9fGhJkLmNoP",
+      "token_type": "bearer",
+      "expires_in": 1800,
+      "refresh_expires_in": 604800,
+      "must_change_password": false
+    }
+  },
+  {
+    "operationId": "startOidcDeviceLogin",
+    "method": "POST",
+    "path": "/v1/auth/oidc/device",
+    "public": true,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "device_code": "Ag_EE6yL8HG1bqd4pyU2LGGMbhbb9LSzXhe4Zn4jSRA",
+      "user_code": "WDJB-MJHT",
+      "verification_uri": "https://keycloak.example.com/realms/acme/device",
+      "verification_uri_complete": "https://keycloak.example.com/realms/acme/device?user_code=WDJB-MJHT",
+      "expires_in": 600,
+      "interval": 5
+    }
+  },
+  {
+    "operationId": "completeOidcDeviceLogin",
+    "method": "POST",
+    "path": "/v1/auth/oidc/device/token",
+    "public": true,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkyIn0.c2lnbmF0dXJl",
+      "refresh_token": "svc_rt_3q2-7wEvhJmM3a1n8XcBzY0kLp4uR6tD9fGhJkLmNoP",
+      "token_type": "bearer",
+      "expires_in": 1800,
+      "refresh_expires_in": 604800,
+      "must_change_password": false
+    }
+  },
+  {
+    "operationId": "startOidcLogout",
+    "method": "GET",
+    "path": "/v1/auth/oidc/logout",
+    "public": true,
+    "status": 302,
+    "contentType": null,
+    "example": null
+  },
+  {
+    "operationId": "getOidcSettings",
+    "method": "GET",
+    "path": "/v1/admin/oidc",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "enabled": true,
+      "issuer": "https://keycloak.example.com/realms/acme",
+      "client_id": "svc",
+      "client_secret_set": true,
+      "scopes": [
+        "openid",
+        "profile",
+        "email"
+      ],
+      "redirect_uri": "https://svc.example.com/v1/auth/oidc/callback",
+      "username_claim": "preferred_username",
+      "groups_claim": "groups",
+      "group_permissions": {
+        "ml-admins": [
+          "admin"
+        ],
+        "ml-users": [
+          "models:read",
+          "keys:create"
+        ]
+      },
+      "display_name": "Keycloak"
+    }
+  },
+  {
     "operationId": "getMe",
     "method": "GET",
     "path": "/v1/auth/me",

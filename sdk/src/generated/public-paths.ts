@@ -16,4 +16,11 @@ export const publicOperations: ReadonlySet<string> = new Set([
   'POST /v1/auth/session',
   'POST /v1/auth/session/refresh',
   'POST /v1/auth/session/logout',
+  'GET /v1/auth/oidc/config',
+  'GET /v1/auth/oidc/login',
+  'GET /v1/auth/oidc/callback',
+  'POST /v1/auth/oidc/token',
+  'POST /v1/auth/oidc/device',
+  'POST /v1/auth/oidc/device/token',
+  'GET /v1/auth/oidc/logout',
 ]);

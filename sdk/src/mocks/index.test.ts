@@ -32,7 +32,7 @@ async function call(operation: OperationExample, init: { authorization?: string;
   if (init.authorization !== undefined) headers.set('authorization', init.authorization);
   const body = init.body ?? (withBody(operation) ? '{}' : undefined);
   if (body !== undefined) headers.set('content-type', init.contentType ?? 'application/json');
-  const response = await fetch(baseUrl + pathname, { method: operation.method, headers, ...(body === undefined ? {} : { body }) });
+  const response = await fetch(baseUrl + pathname, { method: operation.method, headers, redirect: 'manual', ...(body === undefined ? {} : { body }) });
   const text = await response.text();
   const contentType = response.headers.get('content-type');
   const isJson = contentType === null || contentType.includes('json');

@@ -82,6 +82,8 @@ function handlerFor(operation: OperationExample, prefix: string, override: MockR
     if (refused !== null) return refused;
     const answer = await override?.(info);
     if (answer !== undefined) return answer;
+    // A browser redirect (single sign-on) goes back to the page it came from.
+    if (operation.status >= 300 && operation.status < 400) return new HttpResponse(null, { status: operation.status, headers: { location: '/' } });
     if (operation.example === null) return new HttpResponse(null, { status: operation.status });
     if (operation.contentType !== null && operation.contentType !== 'application/json') {
       return new HttpResponse(String(operation.example), { status: operation.status, headers: { 'content-type': operation.contentType } });

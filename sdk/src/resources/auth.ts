@@ -1,7 +1,7 @@
 /**
  * The caller's own account.
  */
-import type { Me, OwnPasswordChange, TokenPair } from '../types.js';
+import type { Me, OidcCodeExchange, OidcDeviceAuthorization, OidcLoginOptions, OidcSettings, OwnPasswordChange, TokenPair } from '../types.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
 
@@ -26,6 +26,46 @@ export class AuthResource {
    */
   async changePassword(body: OwnPasswordChange): Promise<TokenPair> {
     const pair = await unwrap(this.#api.PUT('/v1/auth/me/password', { body }));
+    await this.#onNewPair(pair);
+    return pair;
+  }
+
+  /** `GET /v1/auth/oidc/config`: whether the server offers single sign-on, and the provider's name. */
+  ssoOptions(): Promise<OidcLoginOptions> {
+    return unwrap(this.#api.GET('/v1/auth/oidc/config'));
+  }
+
+  /** `GET /v1/admin/oidc`: the single sign-on configuration, the client secret hidden (needs `admin`). */
+  ssoSettings(): Promise<OidcSettings> {
+    return unwrap(this.#api.GET('/v1/admin/oidc'));
+  }
+
+  /**
+   * `POST /v1/auth/oidc/token`: completes a single sign-on started with a `cli_redirect_uri`: the
+   * one-time code the server sent to that address, with the PKCE verifier of `cli_code_challenge`.
+   * This client is then logged in with the pair it gets back.
+   */
+  async exchangeSsoCode(body: OidcCodeExchange): Promise<TokenPair> {
+    const pair = await unwrap(this.#api.POST('/v1/auth/oidc/token', { body }));
+    await this.#onNewPair(pair);
+    return pair;
+  }
+
+  /**
+   * `POST /v1/auth/oidc/device`: starts a single sign-on by the device authorization grant (where
+   * the provider offers it). Show `verification_uri` and `user_code`, then poll {@link pollSsoDevice}.
+   */
+  startSsoDevice(): Promise<OidcDeviceAuthorization> {
+    return unwrap(this.#api.POST('/v1/auth/oidc/device', { body: {} }));
+  }
+
+  /**
+   * `POST /v1/auth/oidc/device/token`: polls a device sign-in. Throws a `BadRequestError` with code
+   * `oidc_authorization_pending` (or `oidc_slow_down`) until the person approved; then this client
+   * is logged in with the pair it gets back.
+   */
+  async pollSsoDevice(deviceCode: string): Promise<TokenPair> {
+    const pair = await unwrap(this.#api.POST('/v1/auth/oidc/device/token', { body: { device_code: deviceCode } }));
     await this.#onNewPair(pair);
     return pair;
   }

@@ -28,7 +28,8 @@ export type QueryOf<Op extends OperationId> = operations[Op]['parameters'] exten
     : Record<string, never>
   : Record<string, never>;
 
-type SuccessStatus = 200 | 201 | 204;
+/** 302: a browser redirect (single sign-on), sent with a `location` header and no body. */
+type SuccessStatus = 200 | 201 | 204 | 302;
 
 /** One of the documented success responses of `Op`. */
 export type ReplyOf<Op extends OperationId> = {

@@ -281,6 +281,210 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/oidc/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether single sign-on is offered
+         * @description Public: what the login page needs to show a "Sign in with …" button. `enabled` is false
+         *     when `SVC_OIDC_ISSUER` is unset; the other fields are then absent.
+         */
+        get: operations["getOidcLoginOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oidc/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start a single sign-on (redirect to the provider)
+         * @description Answers 302 to the provider's authorization endpoint: authorization code flow with PKCE
+         *     (S256), a fresh `state` (used once, valid 10 minutes) and `nonce`. A browser sign-in sets
+         *     the `svc_oidc` cookie (`HttpOnly`, `SameSite=Lax`, `Path=/v1/auth/oidc`) that binds the
+         *     `state` to this browser, so a callback carrying a state started elsewhere is refused.
+         *
+         *     The CLI (`svc login --sso`) passes `cli_redirect_uri` (a loopback `http://127.0.0.1:<port>/…`
+         *     or `http://localhost:<port>/…` address) and `cli_code_challenge` (S256 of a verifier only the
+         *     CLI holds): the callback then redirects there with a one-time `code` that
+         *     `POST /v1/auth/oidc/token` exchanges, with the verifier, for tokens.
+         *
+         *     404 `oidc_not_configured` when single sign-on is off; 502 `oidc_provider_unreachable`
+         *     when the provider's discovery document cannot be read.
+         */
+        get: operations["startOidcLogin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The provider's redirect back to svc
+         * @description The redirect URI registered at the provider (`{SVC_OIDC_REDIRECT_BASE_URL}/v1/auth/oidc/callback`).
+         *     Takes the `state` (once), exchanges the `code` with the PKCE verifier, validates the ID
+         *     token (signature from the provider's JWKS, re-read when an unknown key appears; issuer,
+         *     audience, expiry, `nonce`), then signs the account in: created on first sign-in with the
+         *     permissions the groups claim maps to, and on every sign-in given exactly those permissions.
+         *
+         *     A browser sign-in answers 302 to the web UI (`{SVC_OIDC_REDIRECT_BASE_URL}/`) with the
+         *     `svc_session` cookie, the same session a password login starts; a CLI sign-in answers 302
+         *     to the CLI's loopback address with a one-time `code`. A refused sign-in that a browser
+         *     navigated to answers 302 to `{SVC_OIDC_REDIRECT_BASE_URL}/login?sso_error=<code>`; any other request gets the error itself: 400
+         *     `oidc_state_invalid` (unknown, used, expired or another browser's state), 401
+         *     `oidc_login_failed` (the provider refused, or the ID token failed validation),
+         *     401 `account_disabled`, 409 `oidc_username_conflict` (a svc account of that name exists
+         *     and is not this provider's), 502 `oidc_provider_unreachable`.
+         */
+        get: operations["completeOidcLogin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oidc/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a CLI's one-time sign-on code for tokens
+         * @description Completes `svc login --sso`: the one-time `code` the callback sent to the CLI's loopback
+         *     address, with the PKCE `code_verifier` whose S256 challenge started the sign-in. Answers
+         *     the same token pair as `POST /v1/auth/login`. A code works once, for 2 minutes; anything
+         *     else is 400 `oidc_code_invalid`.
+         */
+        post: operations["exchangeOidcCliCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oidc/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a device sign-in (device authorization grant)
+         * @description For `svc login --sso --device` on a machine without a browser: svc asks the provider's
+         *     device authorization endpoint (RFC 8628) for a code and answers what the person needs
+         *     (`verification_uri`, `user_code`) and what the CLI polls with (`device_code`, `interval`).
+         *     404 `oidc_device_flow_unsupported` when the provider does not advertise a
+         *     `device_authorization_endpoint`; 404 `oidc_not_configured` without single sign-on. The body
+         *     must be the empty JSON object.
+         */
+        post: operations["startOidcDeviceLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oidc/device/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Poll a device sign-in
+         * @description The CLI polls with the `device_code` every `interval` seconds. While the person has not
+         *     approved: 400 `oidc_authorization_pending` (or `oidc_slow_down`: add 5 seconds to the
+         *     interval). Once approved, the ID token is validated like at the callback (no `nonce`: the
+         *     device grant has none) and the account signed in exactly as there (JIT creation, the
+         *     mapping re-applied, the disabled stay disabled): the same token pair as
+         *     `POST /v1/auth/login`. Denied or expired: 401 `oidc_login_failed`.
+         */
+        post: operations["completeOidcDeviceLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oidc/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * End the session at the provider too (RP-initiated logout)
+         * @description A browser navigates here after `POST /v1/auth/session/logout`. When the provider advertises
+         *     an `end_session_endpoint`, answers 302 there with `client_id` and
+         *     `post_logout_redirect_uri={SVC_OIDC_REDIRECT_BASE_URL}/login` (register that address at the
+         *     provider); otherwise 302 straight to `{SVC_OIDC_REDIRECT_BASE_URL}/login`. 404 `oidc_not_configured` when single
+         *     sign-on is off.
+         */
+        get: operations["startOidcLogout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The single sign-on configuration (secrets hidden)
+         * @description What `SVC_OIDC_*` configured, for administrators: the client secret is never shown, only
+         *     whether one is set. `enabled` false (and nothing else) when single sign-on is off.
+         *     Requires `admin`.
+         */
+        get: operations["getOidcSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/me": {
         parameters: {
             query?: never;
@@ -1267,7 +1471,7 @@ export type components = {
          * @description A stable, machine-readable error code. The same strings are exported by the SDK.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "malformed_authorization_header" | "credentials_in_query" | "unsupported_media_type" | "payload_too_large" | "request_headers_too_large" | "request_timeout" | "password_too_short" | "password_too_long" | "password_too_common" | "missing_credentials" | "invalid_credentials" | "invalid_token" | "token_expired" | "invalid_api_key" | "api_key_expired" | "api_key_disabled" | "account_disabled" | "invalid_refresh_token" | "permission_denied" | "cannot_grant_unheld_permissions" | "target_holds_unheld_permissions" | "cannot_modify_self" | "current_password_incorrect" | "setup_already_completed" | "not_found" | "user_not_found" | "api_key_not_found" | "username_taken" | "last_admin" | "encryption_key_mismatch" | "api_key_undecryptable" | "ip_banned" | "key_banned" | "model_not_found" | "model_family_not_found" | "model_access_denied" | "model_uid_taken" | "model_family_exists" | "model_family_in_use" | "builtin_model_family" | "model_ability_unsupported" | "system_message_not_first" | "unsupported_model_engine" | "unsafe_path" | "entry_not_found" | "upstream_error" | "upstream_timeout" | "upstream_unreachable" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_request" | "malformed_authorization_header" | "credentials_in_query" | "unsupported_media_type" | "payload_too_large" | "request_headers_too_large" | "request_timeout" | "password_too_short" | "password_too_long" | "password_too_common" | "missing_credentials" | "invalid_credentials" | "invalid_token" | "token_expired" | "invalid_api_key" | "api_key_expired" | "api_key_disabled" | "account_disabled" | "invalid_refresh_token" | "permission_denied" | "cannot_grant_unheld_permissions" | "target_holds_unheld_permissions" | "cannot_modify_self" | "current_password_incorrect" | "setup_already_completed" | "not_found" | "user_not_found" | "api_key_not_found" | "username_taken" | "last_admin" | "encryption_key_mismatch" | "api_key_undecryptable" | "ip_banned" | "key_banned" | "model_not_found" | "model_family_not_found" | "model_access_denied" | "model_uid_taken" | "model_family_exists" | "model_family_in_use" | "builtin_model_family" | "model_ability_unsupported" | "system_message_not_first" | "unsupported_model_engine" | "unsafe_path" | "entry_not_found" | "upstream_error" | "upstream_timeout" | "upstream_unreachable" | "oidc_not_configured" | "oidc_state_invalid" | "oidc_login_failed" | "oidc_username_conflict" | "oidc_provider_unreachable" | "oidc_code_invalid" | "oidc_device_flow_unsupported" | "oidc_authorization_pending" | "oidc_slow_down" | "internal_error" | "service_unavailable";
         /**
          * @description Every error. `detail` is read by the reference clients, `error` by OpenAI-style SDKs; both
          *     carry the same human message.
@@ -1354,10 +1558,10 @@ export type components = {
             id: components["schemas"]["Id"];
             username: string;
             /**
-             * @description How the account came to be.
+             * @description How the account came to be (`oidc`: created by a single sign-on).
              * @enum {string}
              */
-            source: "setup" | "local" | "migrated";
+            source: "setup" | "local" | "migrated" | "oidc";
             enabled: boolean;
             must_change_password: boolean;
             permissions: components["schemas"]["Permission"][];
@@ -1389,6 +1593,52 @@ export type components = {
         PermissionsBody: {
             permissions: components["schemas"]["PermissionInputList"];
         };
+        OidcLoginOptions: {
+            enabled: boolean;
+            /** @description The provider's name for the "Sign in with …" button. */
+            display_name?: string;
+            /** @description Where a browser goes to sign in (`/v1/auth/oidc/login`). */
+            login_url?: string;
+            /** @description Whether logout also ends the provider's session (the provider advertises an `end_session_endpoint`). */
+            end_session_supported?: boolean;
+            /** @description Whether `svc login --sso --device` works (the provider advertises a `device_authorization_endpoint`). */
+            device_flow_supported?: boolean;
+        };
+        OidcDeviceAuthorization: {
+            /** @description What the CLI polls `POST /v1/auth/oidc/device/token` with; not shown to the person. */
+            device_code: string;
+            /** @description The code the person enters at `verification_uri`. */
+            user_code: string;
+            verification_uri: string;
+            /** @description The verification page with the code filled in, when the provider offers it. */
+            verification_uri_complete?: string;
+            expires_in: number;
+            /** @description Seconds to wait between polls. */
+            interval: number;
+        };
+        OidcDeviceTokenRequest: {
+            device_code: string;
+        };
+        OidcCodeExchange: {
+            code: string;
+            code_verifier: string;
+        };
+        OidcSettings: {
+            enabled: boolean;
+            issuer?: string;
+            client_id?: string;
+            /** @description Whether a client secret is configured (a confidential client); the secret itself is never shown. */
+            client_secret_set?: boolean;
+            scopes?: string[];
+            /** @description The redirect URI to register at the provider. */
+            redirect_uri?: string;
+            username_claim?: string;
+            groups_claim?: string;
+            group_permissions?: {
+                [key: string]: components["schemas"]["Permission"][];
+            };
+            display_name?: string;
+        };
         Me: {
             id: string;
             username: string;
@@ -1396,6 +1646,11 @@ export type components = {
             must_change_password: boolean;
             /** @description The permissions in force for this request. */
             permissions: components["schemas"]["Permission"][];
+            /**
+             * @description How the account came to be (`oidc` for a single sign-on account); absent when authentication is switched off.
+             * @enum {string}
+             */
+            source?: "setup" | "local" | "migrated" | "oidc";
             /**
              * @description How this request was authenticated (`none` when authentication is switched off).
              * @enum {string}
@@ -1980,6 +2235,17 @@ export type components = {
         };
     };
     responses: {
+        /** @description A redirect; the browser follows `Location`. */
+        Redirect: {
+            headers: {
+                /** @description Where to go next. */
+                Location?: string;
+                /** @description The `svc_oidc` binding cookie (login), or the `svc_session` cookie (callback of a browser sign-in). */
+                "Set-Cookie"?: string;
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The access token; the refresh token is in the `svc_session` cookie. */
         BrowserSession: {
             headers: {
@@ -2344,6 +2610,8 @@ export type components = {
         };
     };
     parameters: {
+        /** @description Binds a browser sign-in's `state` to the browser that started it (set by `GET /v1/auth/oidc/login`). */
+        OidcBindingCookie: string;
         /** @description The browser session's refresh token, set by `POST /v1/auth/session` (HttpOnly). */
         SessionCookie: string;
         /** @description The user's id. */
@@ -2777,6 +3045,236 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+        };
+    };
+    getOidcLoginOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The single sign-on offer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "enabled": true,
+                     *       "display_name": "Keycloak",
+                     *       "login_url": "/v1/auth/oidc/login",
+                     *       "end_session_supported": true,
+                     *       "device_flow_supported": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OidcLoginOptions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    startOidcLogin: {
+        parameters: {
+            query?: {
+                /** @description The CLI's loopback address to send the one-time code to. */
+                cli_redirect_uri?: string;
+                /** @description BASE64URL(SHA-256(verifier)) of the CLI's PKCE verifier; required with `cli_redirect_uri`. */
+                cli_code_challenge?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            302: components["responses"]["Redirect"];
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    completeOidcLogin: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                iss?: string;
+                error?: string;
+                error_description?: string;
+                session_state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: {
+                /** @description Binds a browser sign-in's `state` to the browser that started it (set by `GET /v1/auth/oidc/login`). */
+                svc_oidc?: components["parameters"]["OidcBindingCookie"];
+            };
+        };
+        requestBody?: never;
+        responses: {
+            302: components["responses"]["Redirect"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    exchangeOidcCliCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "svc_oc_6VqNf3x2oQ8Lr0pTzW4yBhKc1sDmE5aJ7uGiY9nXvR",
+                 *       "code_verifier": "M25iVXpKU3puUjFaYWg3T1NDTDQtcW1ROUY5YXlwalNoc0hhakxifmZHag"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OidcCodeExchange"];
+            };
+        };
+        responses: {
+            200: components["responses"]["TokenPair"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    startOidcDeviceLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["EmptyRequest"];
+            };
+        };
+        responses: {
+            /** @description The device sign-in was started. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "device_code": "Ag_EE6yL8HG1bqd4pyU2LGGMbhbb9LSzXhe4Zn4jSRA",
+                     *       "user_code": "WDJB-MJHT",
+                     *       "verification_uri": "https://keycloak.example.com/realms/acme/device",
+                     *       "verification_uri_complete": "https://keycloak.example.com/realms/acme/device?user_code=WDJB-MJHT",
+                     *       "expires_in": 600,
+                     *       "interval": 5
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OidcDeviceAuthorization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    completeOidcDeviceLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "device_code": "Ag_EE6yL8HG1bqd4pyU2LGGMbhbb9LSzXhe4Zn4jSRA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OidcDeviceTokenRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["TokenPair"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    startOidcLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            302: components["responses"]["Redirect"];
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            502: components["responses"]["BadGateway"];
+        };
+    };
+    getOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "enabled": true,
+                     *       "issuer": "https://keycloak.example.com/realms/acme",
+                     *       "client_id": "svc",
+                     *       "client_secret_set": true,
+                     *       "scopes": [
+                     *         "openid",
+                     *         "profile",
+                     *         "email"
+                     *       ],
+                     *       "redirect_uri": "https://svc.example.com/v1/auth/oidc/callback",
+                     *       "username_claim": "preferred_username",
+                     *       "groups_claim": "groups",
+                     *       "group_permissions": {
+                     *         "ml-admins": [
+                     *           "admin"
+                     *         ],
+                     *         "ml-users": [
+                     *           "models:read",
+                     *           "keys:create"
+                     *         ]
+                     *       },
+                     *       "display_name": "Keycloak"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OidcSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     getMe: {

@@ -27,7 +27,7 @@ export function readSessionCookie(request: FastifyRequest): string | null {
 }
 
 /** True when the browser reached us over HTTPS, directly or through a proxy that says so. */
-function cameOverHttps(request: FastifyRequest): boolean {
+export function cameOverHttps(request: FastifyRequest): boolean {
   const forwarded = request.headers['x-forwarded-proto'];
   const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim().toLowerCase();
   // Trusting the header here is safe: it can only add the Secure restriction, never remove one.

@@ -71,6 +71,7 @@ export function authHandlers(
           username: user.username,
           enabled: user.enabled,
           must_change_password: user.mustChangePassword,
+          source: user.source,
           permissions: sortedPermissions(principal.permissions),
           auth_type: principal.authType,
           api_key: apiKey === null ? null : { id: apiKey.id, name: apiKey.name, key_prefix: apiKey.keyPrefix },

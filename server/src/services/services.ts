@@ -9,6 +9,7 @@ import type { InferenceService } from '../models/inference-service.js';
 import type { ModelService } from '../models/model-service.js';
 import type { LogSink } from '../observability/log-buffer.js';
 import type { ServerMetrics } from '../observability/metrics.js';
+import type { OidcService } from '../oidc/oidc-service.js';
 import type { Storage } from '../storage/storage.js';
 import type { KeyService } from './key-service.js';
 import type { ManagedDirectory } from './managed-directory.js';
@@ -21,6 +22,8 @@ export interface Services {
   storage: Storage;
   users: UserService;
   sessions: SessionService;
+  /** Single sign-on, or null when no provider is configured. */
+  oidc: OidcService | null;
   keys: KeyService;
   models: ModelService;
   inference: InferenceService;

@@ -55,8 +55,19 @@ export class SessionService {
       attempt.audit.username = user?.username ?? username;
       attempt.audit.userId = user?.id ?? null;
     }
+    // A single sign-on account has no password: refused like an unknown user, whatever was sent.
     const reason =
-      user === null ? 'unknown_user' : lockedUntil !== null ? 'account_locked' : !passwordMatches ? 'wrong_password' : !user.enabled ? 'account_disabled' : null;
+      user === null
+        ? 'unknown_user'
+        : user.source === 'oidc'
+          ? 'single_sign_on_account'
+          : lockedUntil !== null
+            ? 'account_locked'
+            : !passwordMatches
+              ? 'wrong_password'
+              : !user.enabled
+                ? 'account_disabled'
+                : null;
     if (reason !== null) {
       if (attempt.audit !== undefined) attempt.audit.reason = reason;
       this.#bruteForce.recordLoginFailure(attempt.clientIp, reason === 'wrong_password' ? (user?.id ?? null) : null);
@@ -64,6 +75,19 @@ export class SessionService {
     }
     if (user === null) throw invalidCredentials();
     this.#bruteForce.recordLoginSuccess(user.id);
+    const now = Date.now();
+    const refresh = this.#storage.transaction(() => {
+      this.#storage.sessions.pruneExpired(now);
+      return this.#startSession(user.id, now);
+    });
+    return this.#pair(user, refresh.token, refresh.expiresAt, now);
+  }
+
+  /**
+   * Starts a session for an account whose identity was proven elsewhere (a single sign-on): the
+   * same token pair, refresh token and live permissions as a password login.
+   */
+  async startSession(user: UserRecord): Promise<TokenPair> {
     const now = Date.now();
     const refresh = this.#storage.transaction(() => {
       this.#storage.sessions.pruneExpired(now);

@@ -9,6 +9,7 @@ import { ChangeTracker } from './change-tracker.js';
 import { openDatabase, openDatabaseReadOnly, type Database } from './database.js';
 import { ModelFamiliesRepository } from './model-families-repository.js';
 import { ModelsRepository } from './models-repository.js';
+import { OidcRepository } from './oidc-repository.js';
 import { RefreshSessionsRepository } from './refresh-sessions-repository.js';
 import { UsersRepository } from './users-repository.js';
 
@@ -23,6 +24,7 @@ export class Storage {
   readonly modelFamilies: ModelFamiliesRepository;
   readonly bruteForce: BruteForceRepository;
   readonly audit: AuditRepository;
+  readonly oidc: OidcRepository;
 
   constructor(db: Database) {
     this.db = db;
@@ -34,6 +36,7 @@ export class Storage {
     this.modelFamilies = new ModelFamiliesRepository(db);
     this.bruteForce = new BruteForceRepository(db, this.tracker);
     this.audit = new AuditRepository(db);
+    this.oidc = new OidcRepository(db, this.tracker);
   }
 
   /** Opens the database at `path` (migrating it) and wraps it. */

@@ -8,7 +8,8 @@ import type { ChangeTracker } from './change-tracker.js';
 import type { Database } from './database.js';
 
 /** How an account came to be. */
-export type UserSource = 'setup' | 'local' | 'migrated';
+/** `oidc`: created by a sign-in through the OpenID provider (linked in `oidc_identities`). */
+export type UserSource = 'setup' | 'local' | 'migrated' | 'oidc';
 
 /** A user as stored, with their permissions. */
 export interface UserRecord {
@@ -49,7 +50,9 @@ interface UserRow {
 }
 
 const SELECT_USER = `
-  SELECT u.*, (SELECT group_concat(permission, ' ') FROM user_permissions p WHERE p.user_id = u.id) AS permissions
+  SELECT u.id, u.username, u.password_hash, u.enabled, u.must_change_password, u.token_version, u.created_at, u.updated_at,
+    CASE WHEN EXISTS (SELECT 1 FROM oidc_identities i WHERE i.user_id = u.id) THEN 'oidc' ELSE u.source END AS source,
+    (SELECT group_concat(permission, ' ') FROM user_permissions p WHERE p.user_id = u.id) AS permissions
   FROM users u`;
 
 const permissionOrder = new Map(allPermissions.map((permission, index) => [permission, index]));
@@ -112,7 +115,8 @@ export class UsersRepository {
         `INSERT INTO users (id, username, password_hash, source, enabled, must_change_password, token_version, created_at, updated_at)
          VALUES (?, ?, ?, ?, 1, ?, 0, ?, ?)`,
       )
-      .run(user.id, user.username, user.passwordHash, user.source, user.mustChangePassword ? 1 : 0, user.now, user.now);
+      // `oidc` is not a stored source: the link in `oidc_identities` makes it (migration 020).
+      .run(user.id, user.username, user.passwordHash, user.source === 'oidc' ? 'local' : user.source, user.mustChangePassword ? 1 : 0, user.now, user.now);
     this.#insertPermissions(user.id, user.permissions);
     this.#tracker.markChanged();
   }

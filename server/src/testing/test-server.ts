@@ -85,15 +85,17 @@ export function contractClient(baseUrl: string): ContractClient {
  * @param options.securitySettings - brute-force settings stored in a fresh database: by default
  *   limits no test reaches (`testSecuritySettings`); `'production'` keeps the real defaults.
  * @param options.withoutAudit - build without the audit trail (benchmarks).
+ * @param options.port - listen on this port instead of a free one the system picks (a configuration
+ *   that names the server's own URL, such as `SVC_OIDC_REDIRECT_BASE_URL`, needs it before start).
  */
 export async function startTestServer(
-  options: { env?: Record<string, string>; config?: Partial<ServerConfig>; home?: string; securitySettings?: TestSecuritySettings; withoutAudit?: boolean } = {},
+  options: { env?: Record<string, string>; config?: Partial<ServerConfig>; home?: string; securitySettings?: TestSecuritySettings; withoutAudit?: boolean; port?: number } = {},
 ): Promise<TestServer> {
   const home = options.home ?? (await mkdtemp(join(tmpdir(), 'svc-test-')));
   const config: ServerConfig = { ...loadConfig({ SVC_HOME: home, ...options.env }), ...options.config };
   seedSecuritySettings(config.databasePath, options.securitySettings);
   const app = await buildApp(config, { withoutAuditForBenchmark: options.withoutAudit === true });
-  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const client = contractClient(address);
   return {
     baseUrl: address,

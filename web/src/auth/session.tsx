@@ -64,10 +64,17 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         await load(false);
       },
       logout: async () => {
+        const signedInWithProvider = state.phase === 'ready' && state.me.source === 'oidc';
         try {
           await client.logout();
         } finally {
           await load(false);
+        }
+        // A single sign-on account also leaves the provider's session when it advertises logout
+        // (RP-initiated logout); the provider sends the browser back to /login.
+        if (signedInWithProvider) {
+          const offer = await client.auth.ssoOptions().catch(() => null);
+          if (offer?.end_session_supported === true) window.location.assign('/v1/auth/oidc/logout');
         }
       },
       reload: () => load(state.phase === 'ready' ? false : true),

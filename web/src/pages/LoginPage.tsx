@@ -1,4 +1,7 @@
-/** Login: starts a browser session (`client.startBrowserSession`); the server's refusal is shown in words. */
+/**
+ * Login: starts a browser session (`client.startBrowserSession`); the server's refusal is shown in
+ * words. Beside the password form, "Sign in with …" when the server offers single sign-on.
+ */
 import { Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useLocation } from 'wouter';
@@ -6,6 +9,7 @@ import { useSession } from '../auth/session.js';
 import { AuthCard } from '../components/AuthCard.js';
 import { ErrorAlert } from '../components/ErrorAlert.js';
 import { useSubmit } from '../components/use-submit.js';
+import { SsoSignIn } from './SsoSignIn.js';
 
 export function LoginPage() {
   const { login } = useSession();
@@ -31,6 +35,7 @@ export function LoginPage() {
           <Button type="submit" loading={submit.busy} fullWidth>
             Log in
           </Button>
+          <SsoSignIn />
         </Stack>
       </form>
     </AuthCard>

@@ -10,6 +10,7 @@ import { initialSchema } from './001-initial-schema.js';
 import { modelsSchema } from './002-models.js';
 import { bruteForceAndAudit } from './003-brute-force-and-audit.js';
 import { apiKeyRateLimits } from './015-api-key-rate-limits.js';
+import { oidcSchema } from './020-oidc.js';
 
 /** One schema step. */
 export interface Migration {
@@ -20,7 +21,7 @@ export interface Migration {
 }
 
 /** Every migration, in ascending order of `version`. */
-export const migrations: readonly Migration[] = [initialSchema, modelsSchema, bruteForceAndAudit, apiKeyRateLimits];
+export const migrations: readonly Migration[] = [initialSchema, modelsSchema, bruteForceAndAudit, apiKeyRateLimits, oidcSchema];
 
 /** The migrations that a database at `currentVersion` still needs, in order. */
 export function pendingMigrations(currentVersion: number, all: readonly Migration[] = migrations): Migration[] {
