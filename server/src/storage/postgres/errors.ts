@@ -6,10 +6,14 @@
  */
 import { StorageUnavailableError } from '../port/errors.js';
 
-/** SQLSTATE classes that mean the server or the connection cannot serve now. */
-const unavailableClasses = ['08', '53', '57', '58'];
-/** Single SQLSTATEs that mean the same: lock timeout, read-only (after a failover), serialization failure and deadlock once retries ran out. */
-const unavailableStates = new Set(['55P03', '25006', '40001', '40P01', '57014', '57P01', '57P02', '57P03']);
+/**
+ * SQLSTATE classes that mean the server or the connection cannot serve now: connection exceptions,
+ * insufficient resources, operator intervention, system errors, and invalid authorization (a
+ * password rotated under a running deployment answers 503, not 500).
+ */
+const unavailableClasses = ['08', '28', '53', '57', '58'];
+/** Single SQLSTATEs that mean the same: lock timeout, read-only (after a failover), serialization failure and deadlock once retries ran out, no such database. */
+const unavailableStates = new Set(['55P03', '25006', '40001', '40P01', '57014', '57P01', '57P02', '57P03', '3D000']);
 /** Node socket errors. */
 const socketCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 /** Messages of `pg` itself when a connection is lost or cannot be had. */

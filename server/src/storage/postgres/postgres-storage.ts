@@ -46,7 +46,7 @@ export function connectionConfig(config: PostgresStorageConfig): pg.ClientConfig
     connectionTimeoutMillis: config.connectionTimeoutMs ?? 2000,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    statement_timeout: 5000,
+    statement_timeout: 10_000,
     lock_timeout: 5000,
     idle_in_transaction_session_timeout: 15_000,
     application_name: 'svc',

@@ -8,9 +8,9 @@
  *    {@link MAX_ATTEMPTS} times; then, like every other sign of a database that cannot serve, it
  *    fails with `StorageUnavailableError` (503). So work must have no effect outside the database:
  *    it returns data, and the caller emits events after commit.
- * 3. Each connection has `lock_timeout` and `statement_timeout` (5 s, like SQLite's busy timeout)
- *    and `idle_in_transaction_session_timeout` (15 s): a hung or killed process cannot hold locks
- *    for long, and the socket closing aborts its transaction.
+ * 3. Each connection has `lock_timeout` (5 s, like SQLite's busy timeout), `statement_timeout`
+ *    (10 s) and `idle_in_transaction_session_timeout` (15 s): a hung or killed process cannot hold
+ *    locks for long, and the socket closing aborts its transaction.
  * 4. A COMMIT that PostgreSQL answers with ROLLBACK (the transaction had failed and the work
  *    swallowed the error) is a failure, never a silent success.
  */
