@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, it } from 'vitest';
 import { pollUntil } from '../../testing/polling.js';
 import { StorageUnavailableError, type CacheDomain, type Epochs, type Storage } from '../port/index.js';
-import { startPostgresFaultBackend, storageBackends, type PostgresFaultBackend, type StorageUnderTest } from './backends.js';
+import { postgresBackend, startPostgresFaultBackend, storageBackends, type PostgresFaultBackend, type StorageUnderTest } from './backends.js';
 import { NOW, newCounter, newKey, newModel, newUser } from './fixtures.js';
 
 const changed = (before: Epochs, after: Epochs): CacheDomain[] => (['access', 'bans', 'models'] as const).filter((domain) => before[domain] !== after[domain]);
@@ -100,10 +100,10 @@ async function terminateListeners(databaseUrl: string): Promise<number> {
   }
 }
 
-describe('storage contract (postgres): the change feed under faults', () => {
-  let under: PostgresFaultBackend;
+describe('storage contract (postgres): notifications', () => {
+  let under: StorageUnderTest;
   beforeEach(async () => {
-    under = await startPostgresFaultBackend();
+    under = await postgresBackend.open();
   });
   afterEach(() => under.destroy());
 
@@ -113,6 +113,14 @@ describe('storage contract (postgres): the change feed under faults', () => {
     await under.storage.models.insert(newModel());
     assert.equal(await heard, 'models');
   });
+});
+
+describe('storage contract (postgres): the change feed under faults', () => {
+  let under: PostgresFaultBackend;
+  beforeEach(async () => {
+    under = await startPostgresFaultBackend();
+  });
+  afterEach(() => under.destroy());
 
   it('a killed LISTEN connection still lets the next current() see a change, and the listener comes back', async () => {
     const other = await under.another();

@@ -20,6 +20,8 @@ export interface ChangeListenerOptions {
   maxBackoffMs?: number;
   /** How often an idle listener proves its connection with `SELECT 1`. @default 5000 */
   heartbeatMs?: number;
+  /** Hears when the listening connection is lost (once per outage) and when it is back. */
+  onWarning?: (message: string, error?: unknown) => void;
 }
 
 /** A LISTEN connection that reconnects by itself. */
@@ -29,9 +31,12 @@ export class ChangeListener {
   readonly #initialBackoffMs: number;
   readonly #maxBackoffMs: number;
   readonly #heartbeatMs: number;
+  readonly #onWarning: (message: string, error?: unknown) => void;
   #client: pg.Client | null = null;
   #listening = false;
   #closed = false;
+  /** Lost and not yet back (warn once per outage). */
+  #outage = false;
   #backoffMs: number;
   #reconnect: NodeJS.Timeout | null = null;
   #heartbeat: NodeJS.Timeout | null = null;
@@ -44,6 +49,7 @@ export class ChangeListener {
     this.#initialBackoffMs = options.initialBackoffMs ?? 100;
     this.#maxBackoffMs = options.maxBackoffMs ?? 5000;
     this.#heartbeatMs = options.heartbeatMs ?? 5000;
+    this.#onWarning = options.onWarning ?? (() => {});
     this.#backoffMs = this.#initialBackoffMs;
   }
 
@@ -72,23 +78,25 @@ export class ChangeListener {
     const client = new pg.Client({ ...this.#connection, application_name: 'svc-listener', keepAlive: true, query_timeout: 2000 });
     this.#client = client;
     // Both events arrive when the backend dies (often 'error' twice); the first one counts.
-    client.on('error', () => this.#lost(client));
+    client.on('error', (error) => this.#lost(client, error));
     client.on('end', () => this.#lost(client));
     client.on('notification', (message) => this.#heard(message.payload ?? ''));
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
-    } catch {
-      this.#lost(client);
+    } catch (error) {
+      this.#lost(client, error);
       return;
     }
     if (this.#client !== client || this.#closed) return;
     this.#listening = true;
+    if (this.#outage) this.#onWarning('cache invalidation listener reconnected');
+    this.#outage = false;
     this.#backoffMs = this.#initialBackoffMs;
     // Anything committed while no one listened is unknown: drop every cache once.
     for (const domain of domains) this.#onChange(domain);
     this.#heartbeat = setInterval(() => {
-      client.query('SELECT 1').catch(() => this.#lost(client));
+      client.query('SELECT 1').catch((error: unknown) => this.#lost(client, error));
     }, this.#heartbeatMs);
     this.#heartbeat.unref();
   }
@@ -101,8 +109,10 @@ export class ChangeListener {
     this.#onChange(domain);
   }
 
-  #lost(client: pg.Client): void {
+  #lost(client: pg.Client, error?: unknown): void {
     if (this.#client !== client) return; // an older connection's late event
+    if (!this.#outage && !this.#closed) this.#onWarning('cache invalidation listener lost its connection; requests still check the epochs, reconnecting', error);
+    this.#outage = true;
     this.#client = null;
     const wasListening = this.#listening;
     this.#listening = false;

@@ -31,6 +31,8 @@ export interface PostgresStorageConfig {
   listen?: boolean;
   /** How long to wait for a connection before answering 503. @default 2000 */
   connectionTimeoutMs?: number;
+  /** Hears of lost connections (pooled or listening) and listener outages, for the log; never given a password. */
+  onWarning?: (message: string, error?: unknown) => void;
 }
 
 /** int8 (`bigint`: times in ms, ids, counts) as a JS number: every value svc stores is below 2^53. */
@@ -77,7 +79,7 @@ export class PostgresStorage implements Storage {
     this.#pool = new pg.Pool({ ...connection, max: config.poolMax ?? 10, idleTimeoutMillis: 30_000 });
     // An idle connection lost to a restart or failover: the pool drops it and opens a new one on
     // demand. Without this listener the process would crash.
-    this.#pool.on('error', () => {});
+    this.#pool.on('error', (error) => config.onWarning?.('an idle database connection was lost; the pool opens another on demand', error));
     const sql = new Executor(this.#pool, this.#pool, { inTransaction: false, prepare: this.#prepare });
     this.users = new PostgresUserStore(sql);
     this.keys = new PostgresApiKeyStore(sql);
@@ -88,7 +90,8 @@ export class PostgresStorage implements Storage {
     this.families = new PostgresModelFamilyStore(sql);
     this.audit = new PostgresAuditStore(sql, this.#pool);
     this.changes = new PostgresChangeFeed(sql);
-    this.#listener = config.listen === false ? null : new ChangeListener(connection, (domain) => this.changes.notify(domain));
+    this.#listener =
+      config.listen === false ? null : new ChangeListener(connection, (domain) => this.changes.notify(domain), config.onWarning === undefined ? {} : { onWarning: config.onWarning });
     if (this.#listener !== null) this.changes.attach(this.#listener);
   }
 
