@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import pg from 'pg';
-import { describe, it } from 'vitest';
-import { startLocalPostgresCluster } from './postgres-cluster.js';
+import { describe, inject, it } from 'vitest';
+import { startLocalPostgresCluster, startPostgresCluster } from './postgres-cluster.js';
 import { createTestDatabase } from './postgres-database.js';
 
 async function query<Row extends object>(url: string, text: string): Promise<Row[]> {
@@ -48,5 +48,18 @@ describe('the PostgreSQL test harness', () => {
     } finally {
       if (!stopped) await cluster.stop();
     }
+  });
+
+  it('uses the server SVC_TEST_DATABASE_URL names instead of starting one, and will not stop it', async () => {
+    const external = inject('svcPostgresUrl');
+    const cluster = await startPostgresCluster({ SVC_TEST_DATABASE_URL: external });
+    assert.equal(cluster.local, false);
+    assert.equal(cluster.url, external);
+    const url = await cluster.createDatabase();
+    assert.deepEqual(await query(url, 'SELECT 1 AS one'), [{ one: 1 }]);
+    await assert.rejects(cluster.halt(), /cannot halt the server named by SVC_TEST_DATABASE_URL/);
+    await cluster.stop();
+    await assert.rejects(query(url, 'SELECT 1'), /does not exist/);
+    assert.deepEqual(await query(external, 'SELECT 1 AS one'), [{ one: 1 }], 'the server itself keeps running');
   });
 });
