@@ -39,7 +39,8 @@ export default defineConfig({
       reportsDirectory: 'coverage',
     },
     projects: [
-      project('server', ['server/src/**/*.test.ts']),
+      // The storage contract suite and the PostgreSQL adapter's tests need a real PostgreSQL: one per run.
+      project('server', ['server/src/**/*.test.ts'], { globalSetup: ['server/src/testing/postgres-global-setup.ts'] }),
       project('sdk', ['sdk/src/**/*.test.ts']),
       project('cli', ['cli/src/**/*.test.ts']),
       project('bench', ['bench/src/**/*.test.ts'], { passWithNoTests: true }),

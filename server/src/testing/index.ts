@@ -13,3 +13,5 @@ export { withTempHome, withTestServer } from './scoped.js';
 export { API_KEY_FORMAT, BASE62, withCharacterChanged } from './api-key-text.js';
 export { startFakeUpstream, type FakeUpstream, type FakeUpstreamMode, type ReceivedRequest } from './fake-upstream.js';
 export { testSecuritySettings, seedSecuritySettings, type TestSecuritySettings } from './security-settings.js';
+export { startPostgresCluster, startLocalPostgresCluster, withDatabase, type PostgresCluster } from './postgres-cluster.js';
+export { createTestDatabase, type TestDatabase } from './postgres-database.js';

@@ -50,8 +50,8 @@ export function startServerProcess(
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`svc-local did not start within 20 s; stderr: ${stderr}`));
-    }, 20_000);
+      reject(new Error(`svc-local did not start within 60 s; stderr: ${stderr}`));
+    }, 60_000);
     child.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       const match = /svc listening on (http:\/\/\S+)/.exec(stdout);

@@ -68,4 +68,59 @@ CREATE TABLE refresh_tokens (
 CREATE INDEX refresh_tokens_by_family ON refresh_tokens (family_id);
 CREATE INDEX refresh_tokens_by_expiry ON refresh_tokens (expires_at);
 `,
+  postgres: `
+CREATE TABLE users (
+  id                   text PRIMARY KEY,
+  username             text NOT NULL,
+  password_hash        text NOT NULL,
+  source               text NOT NULL CHECK (source IN ('setup', 'local', 'migrated')),
+  enabled              boolean NOT NULL DEFAULT true,
+  must_change_password boolean NOT NULL DEFAULT false,
+  token_version        integer NOT NULL DEFAULT 0,
+  created_at           bigint NOT NULL,
+  updated_at           bigint NOT NULL
+);
+CREATE UNIQUE INDEX users_username_key ON users (lower(username));
+CREATE TABLE user_permissions (
+  user_id    text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  permission text NOT NULL,
+  PRIMARY KEY (user_id, permission)
+);
+CREATE INDEX user_permissions_admins ON user_permissions (user_id) WHERE permission = 'admin';
+CREATE TABLE api_keys (
+  key_hash          bytea PRIMARY KEY,
+  id                text NOT NULL UNIQUE,
+  user_id           text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  key_prefix        text NOT NULL,
+  ciphertext        bytea NOT NULL,
+  encryption_key_id text NOT NULL,
+  name              text NOT NULL,
+  description       text,
+  enabled           boolean NOT NULL DEFAULT true,
+  expires_at        bigint,
+  last_used_at      bigint,
+  model_permissions text NOT NULL,
+  permissions       text,
+  created_at        bigint NOT NULL,
+  updated_at        bigint NOT NULL
+);
+CREATE INDEX api_keys_by_user ON api_keys (user_id, created_at);
+CREATE TABLE refresh_families (
+  id                  text PRIMARY KEY,
+  user_id             text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  created_at          bigint NOT NULL,
+  absolute_expires_at bigint NOT NULL
+);
+CREATE INDEX refresh_families_by_user ON refresh_families (user_id);
+CREATE INDEX refresh_families_by_expiry ON refresh_families (absolute_expires_at);
+CREATE TABLE refresh_tokens (
+  token_hash bytea PRIMARY KEY,
+  family_id  text NOT NULL REFERENCES refresh_families (id) ON DELETE CASCADE,
+  issued_at  bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  rotated_at bigint
+);
+CREATE INDEX refresh_tokens_by_family ON refresh_tokens (family_id);
+CREATE INDEX refresh_tokens_by_expiry ON refresh_tokens (expires_at);
+`,
 };

@@ -40,4 +40,34 @@ CREATE TABLE models (
 
 CREATE INDEX models_by_family ON models (model_type, model_name);
 `,
+  postgres: `
+CREATE TABLE model_families (
+  model_type                    text NOT NULL,
+  model_name                    text NOT NULL,
+  model_ability                 text NOT NULL,
+  requires_system_message_first boolean NOT NULL DEFAULT false,
+  dimensions                    integer,
+  description                   text,
+  definition                    text NOT NULL,
+  created_by                    text,
+  created_at                    bigint NOT NULL,
+  PRIMARY KEY (model_type, model_name)
+);
+CREATE TABLE models (
+  uid                           text PRIMARY KEY,
+  model_name                    text NOT NULL,
+  model_type                    text NOT NULL,
+  model_engine                  text NOT NULL CHECK (model_engine IN ('builtin', 'upstream')),
+  model_ability                 text NOT NULL,
+  requires_system_message_first boolean NOT NULL DEFAULT false,
+  dimensions                    integer,
+  upstream_base_url             text,
+  upstream_model                text,
+  upstream_key_ciphertext       bytea,
+  upstream_key_encryption_id    text,
+  launched_by                   text,
+  created_at                    bigint NOT NULL
+);
+CREATE INDEX models_by_family ON models (model_type, model_name);
+`,
 };

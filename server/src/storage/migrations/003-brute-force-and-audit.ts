@@ -84,4 +84,71 @@ CREATE TABLE audit_chain_anchor (
   pruned_at       INTEGER NOT NULL
 ) STRICT;
 `,
+  postgres: `
+CREATE TABLE security_settings (
+  id         integer PRIMARY KEY CHECK (id = 1),
+  settings   text NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE TABLE brute_force_entries (
+  scope             text NOT NULL CHECK (scope IN ('ip', 'key', 'account')),
+  subject           text NOT NULL,
+  ip                text,
+  key_id            text,
+  user_id           text REFERENCES users (id) ON DELETE CASCADE,
+  failures          integer NOT NULL DEFAULT 0,
+  window_started_at bigint NOT NULL,
+  last_failure_at   bigint NOT NULL,
+  lockouts          integer NOT NULL DEFAULT 0,
+  banned_until      bigint,
+  PRIMARY KEY (scope, subject)
+);
+CREATE INDEX brute_force_by_ban ON brute_force_entries (banned_until) WHERE banned_until IS NOT NULL;
+CREATE INDEX brute_force_by_last_failure ON brute_force_entries (last_failure_at);
+CREATE INDEX brute_force_by_user ON brute_force_entries (user_id) WHERE user_id IS NOT NULL;
+CREATE TABLE audit_log (
+  id             bigint PRIMARY KEY,          -- assigned under the chain lock: id order = chain order, no gaps
+  timestamp      bigint NOT NULL,
+  event_type     text NOT NULL,
+  category       text NOT NULL,
+  auth_type      text NOT NULL,
+  user_id        text,
+  username       text,
+  api_key_id     text,
+  api_key_name   text,
+  api_key_prefix text,
+  model_id       text,
+  model_name     text,
+  model_type     text,
+  method         text,
+  route          text,
+  endpoint       text,
+  action         text NOT NULL,
+  target         text,
+  status         text NOT NULL,
+  http_status    integer,
+  reason         text,
+  request_id     text,
+  latency_ms     double precision,
+  client_ip      text,
+  details        text,
+  prev_hash      text NOT NULL,
+  hash           text NOT NULL
+);
+CREATE INDEX audit_by_time ON audit_log (timestamp, username);
+CREATE INDEX audit_by_status_time ON audit_log (status, timestamp, username);
+CREATE TABLE audit_chain_anchor (
+  id               integer PRIMARY KEY CHECK (id = 1),
+  last_pruned_id   bigint NOT NULL,
+  last_pruned_hash text NOT NULL,
+  pruned_at        bigint NOT NULL
+);
+-- PG only: the chain head, locked FOR UPDATE by every append (one chain for the whole deployment).
+CREATE TABLE audit_chain_head (
+  id        integer PRIMARY KEY CHECK (id = 1),
+  last_id   bigint NOT NULL,
+  last_hash text NOT NULL
+);
+INSERT INTO audit_chain_head VALUES (1, 0, repeat('0', 64));
+`,
 };

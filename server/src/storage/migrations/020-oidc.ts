@@ -44,4 +44,32 @@ CREATE TABLE oidc_cli_codes (
 );
 CREATE INDEX oidc_cli_codes_by_expiry ON oidc_cli_codes (expires_at);
 `,
+  postgres: `
+CREATE TABLE oidc_identities (
+  issuer        text NOT NULL,
+  subject       text NOT NULL,
+  user_id       text NOT NULL UNIQUE REFERENCES users (id) ON DELETE CASCADE,
+  created_at    bigint NOT NULL,
+  last_login_at bigint NOT NULL,
+  PRIMARY KEY (issuer, subject)
+);
+CREATE TABLE oidc_login_requests (
+  state_hash         bytea PRIMARY KEY,
+  browser_hash       bytea,
+  nonce              text NOT NULL,
+  code_verifier      text NOT NULL,
+  cli_redirect_uri   text,
+  cli_code_challenge text,
+  created_at         bigint NOT NULL,
+  expires_at         bigint NOT NULL
+);
+CREATE INDEX oidc_login_requests_by_expiry ON oidc_login_requests (expires_at);
+CREATE TABLE oidc_cli_codes (
+  code_hash      bytea PRIMARY KEY,
+  user_id        text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  code_challenge text NOT NULL,
+  expires_at     bigint NOT NULL
+);
+CREATE INDEX oidc_cli_codes_by_expiry ON oidc_cli_codes (expires_at);
+`,
 };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { latestVersion, migrations, pendingMigrations, type Migration } from './index.js';
 
-const step = (version: number): Migration => ({ version, name: `${String(version).padStart(3, '0')}-step`, sql: '' });
+const step = (version: number): Migration => ({ version, name: `${String(version).padStart(3, '0')}-step`, sql: '', postgres: '' });
 
 describe('migrations', () => {
   it('are numbered by their file names, ascending and unique', () => {

@@ -9,6 +9,7 @@
 import { initialSchema } from './001-initial-schema.js';
 import { modelsSchema } from './002-models.js';
 import { bruteForceAndAudit } from './003-brute-force-and-audit.js';
+import { cacheEpochs } from './004-cache-epochs.js';
 import { apiKeyRateLimits } from './015-api-key-rate-limits.js';
 import { oidcSchema } from './020-oidc.js';
 
@@ -17,11 +18,17 @@ export interface Migration {
   /** The migration's number: the `NNN` of its file name `NNN-name.ts`. */
   version: number;
   name: string;
+  /** The SQLite dialect. */
   sql: string;
+  /**
+   * The PostgreSQL dialect (`storage/postgres/migrator.ts`), the same tables, columns and indexes
+   * in PostgreSQL's types. Empty only with a comment saying why.
+   */
+  postgres: string;
 }
 
 /** Every migration, in ascending order of `version`. */
-export const migrations: readonly Migration[] = [initialSchema, modelsSchema, bruteForceAndAudit, apiKeyRateLimits, oidcSchema];
+export const migrations: readonly Migration[] = [initialSchema, modelsSchema, bruteForceAndAudit, cacheEpochs, apiKeyRateLimits, oidcSchema];
 
 /** The migrations that a database at `currentVersion` still needs, in order. */
 export function pendingMigrations(currentVersion: number, all: readonly Migration[] = migrations): Migration[] {

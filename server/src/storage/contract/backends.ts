@@ -1,0 +1,93 @@
+/**
+ * The backends the storage contract suite runs against: one factory per adapter of the port. Every
+ * test in this folder is written against the port (`Storage`) alone and runs once per factory with
+ * `describe.each(storageBackends)`, so both adapters are held to the same behaviour.
+ *
+ * Adding the SQLite adapter (part A of issue 12) after the merge: write a `sqliteBackend` beside
+ * `postgresBackend` whose `open()` makes a temporary directory and opens `<dir>/auth.db` with the
+ * SQLite adapter's open function, whose `another()` opens the same file again (a second process on
+ * one host), and whose `destroy()` closes both and removes the directory; then list it in
+ * {@link storageBackends}. Nothing else in the suite changes. The fault tests of
+ * `change-feed.test.ts` are PostgreSQL's own (a LISTEN connection to kill, a server to stop) and
+ * keep using {@link startPostgresFaultBackend}.
+ */
+import { startLocalPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
+import { createTestDatabase } from '../../testing/postgres-database.js';
+import type { Storage } from '../port/index.js';
+import { openPostgresStorage } from '../postgres/postgres-storage.js';
+
+/** One database for one test, reachable through several `Storage` instances (several hosts). */
+export interface StorageUnderTest {
+  /** The first `Storage` on the database. */
+  readonly storage: Storage;
+  /** Another `Storage` on the same database (another process or host); closed by {@link destroy}. */
+  another(): Promise<Storage>;
+  /** Closes every `Storage` and removes the database. */
+  destroy(): Promise<void>;
+}
+
+/** How to get a fresh database behind an adapter. */
+export interface StorageBackend {
+  readonly name: string;
+  open(): Promise<StorageUnderTest>;
+}
+
+/** PostgreSQL: a database of its own, copied from the run's migrated template. */
+export const postgresBackend: StorageBackend = {
+  name: 'postgres',
+  async open() {
+    const database = await createTestDatabase();
+    const opened: Storage[] = [];
+    const open = async (): Promise<Storage> => {
+      const storage = await openPostgresStorage({ url: database.url, poolMax: 12 });
+      opened.push(storage);
+      return storage;
+    };
+    const storage = await open();
+    return {
+      storage,
+      another: open,
+      async destroy() {
+        for (const each of opened) await each.close();
+        await database.drop();
+      },
+    };
+  },
+};
+
+/** Every backend the suite runs against. */
+export const storageBackends: readonly StorageBackend[] = [postgresBackend];
+
+/** A PostgreSQL server of the test's own, so the test may stop and start it. */
+export interface PostgresFaultBackend extends StorageUnderTest {
+  readonly cluster: PostgresCluster;
+  readonly databaseUrl: string;
+}
+
+/** Starts a local PostgreSQL for one fault test, with svc's schema in a database of its own. */
+export async function startPostgresFaultBackend(): Promise<PostgresFaultBackend> {
+  const cluster = await startLocalPostgresCluster();
+  try {
+    const databaseUrl = await cluster.createDatabase();
+    const opened: Storage[] = [];
+    const open = async (): Promise<Storage> => {
+      const storage = await openPostgresStorage({ url: databaseUrl, poolMax: 4 });
+      opened.push(storage);
+      return storage;
+    };
+    const storage = await open();
+    return {
+      cluster,
+      databaseUrl,
+      storage,
+      another: open,
+      async destroy() {
+        for (const each of opened) await each.close();
+        await cluster.stop();
+      },
+    };
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
+}

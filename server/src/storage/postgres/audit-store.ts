@@ -1,0 +1,210 @@
+/**
+ * The audit trail on PostgreSQL: one hash chain for the whole deployment. Every append locks the
+ * chain-head row (`audit_chain_head`, `FOR UPDATE`) and numbers its records from it, so id order is
+ * chain order with no gaps, whichever host wrote them; `audit/` computes each link ({@link ChainLink})
+ * and this store only keeps it. Verification reads one REPEATABLE READ snapshot, so a prune running
+ * meanwhile cannot fake a break; pruning runs on one host at a time (a try-lock).
+ */
+import type pg from 'pg';
+import type { AuditAppend, AuditColumn, AuditFilter, AuditRecord, AuditStore, ChainAnchor, ChainLink, ChainReader, StoredAuditRecord } from '../port/index.js';
+import type { Executor } from './executor.js';
+import { toStorageError } from './errors.js';
+import { advisoryKey, connect } from './transaction.js';
+
+/** Every column of a record with its PostgreSQL type (for `unnest` of one array per column). */
+const recordColumns = {
+  timestamp: 'bigint',
+  event_type: 'text',
+  category: 'text',
+  auth_type: 'text',
+  user_id: 'text',
+  username: 'text',
+  api_key_id: 'text',
+  api_key_name: 'text',
+  api_key_prefix: 'text',
+  model_id: 'text',
+  model_name: 'text',
+  model_type: 'text',
+  method: 'text',
+  route: 'text',
+  endpoint: 'text',
+  action: 'text',
+  target: 'text',
+  status: 'text',
+  http_status: 'integer',
+  reason: 'text',
+  request_id: 'text',
+  latency_ms: 'double precision',
+  client_ip: 'text',
+  details: 'text',
+} as const satisfies Record<keyof AuditRecord, string>;
+
+const fields = Object.keys(recordColumns) as (keyof AuditRecord)[];
+const insertColumns = ['id', ...fields, 'prev_hash', 'hash'];
+const insertTypes = ['bigint', ...fields.map((field) => recordColumns[field]), 'text', 'text'];
+const INSERT = `INSERT INTO audit_log (${insertColumns.join(', ')}) SELECT * FROM unnest(${insertTypes.map((type, index) => `$${index + 1}::${type}[]`).join(', ')})`;
+const SELECT_RECORD = `SELECT id, ${fields.join(', ')}, prev_hash, hash FROM audit_log`;
+
+const substringColumns = { user: 'username', apiKeyName: 'api_key_name', modelId: 'model_id', modelName: 'model_name', clientIp: 'client_ip' } as const;
+const exactColumns = { modelType: 'model_type', category: 'category', authType: 'auth_type', status: 'status', eventType: 'event_type', action: 'action' } as const;
+const distinctColumns: ReadonlySet<AuditColumn> = new Set(['username', 'api_key_name', 'model_id', 'model_name', 'model_type', 'category', 'auth_type', 'status', 'client_ip', 'event_type', 'action']);
+
+const escapeLike = (value: string): string => `%${value.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+
+/** The WHERE clause of a filter, or null when it cannot match anything (text holding NUL is never stored). */
+function whereClause(filter: AuditFilter): { sql: string; values: unknown[] } | null {
+  const values: unknown[] = [filter.timeFrom, filter.timeTo];
+  const conditions = ['timestamp >= $1', 'timestamp <= $2'];
+  for (const [name, column] of Object.entries(substringColumns)) {
+    const value = filter[name as keyof typeof substringColumns];
+    if (value === undefined || value === '') continue;
+    if (value.includes('\u0000')) return null;
+    values.push(escapeLike(value));
+    conditions.push(`${column} ILIKE $${values.length} ESCAPE '\\'`);
+  }
+  for (const [name, column] of Object.entries(exactColumns)) {
+    const listed = filter[name as keyof typeof exactColumns];
+    if (listed === undefined || listed.length === 0) continue;
+    const storable = listed.filter((value) => !value.includes('\u0000'));
+    if (storable.length === 0) return null;
+    values.push(storable);
+    conditions.push(`${column} = ANY ($${values.length}::text[])`);
+  }
+  return { sql: conditions.join(' AND '), values };
+}
+
+/** {@link AuditStore} on PostgreSQL. */
+export class PostgresAuditStore implements AuditStore {
+  readonly #sql: Executor;
+  readonly #pool: pg.Pool;
+
+  constructor(sql: Executor, pool: pg.Pool) {
+    this.#sql = sql;
+    this.#pool = pool;
+  }
+
+  async append(batch: readonly AuditAppend[], link: ChainLink, genesisHash: string): Promise<void> {
+    if (batch.length === 0) return;
+    await this.#sql.atomically(async (sql) => {
+      const head = await sql.first<{ last_id: number; last_hash: string }>('SELECT last_id, last_hash FROM audit_chain_head WHERE id = 1 FOR UPDATE');
+      if (head === null) throw new Error('audit_chain_head has no row: the schema is incomplete');
+      const columns: unknown[][] = insertColumns.map(() => []);
+      let previous = head.last_id === 0 ? genesisHash : head.last_hash;
+      let id = head.last_id;
+      for (const { record, encoding } of batch) {
+        id += 1;
+        const hash = link(previous, encoding);
+        const row = [id, ...fields.map((field) => record[field]), previous, hash];
+        row.forEach((value, index) => columns[index]?.push(value));
+        previous = hash;
+      }
+      await sql.run(INSERT, columns);
+      await sql.run('UPDATE audit_chain_head SET last_id = $1, last_hash = $2 WHERE id = 1', [id, previous]);
+    });
+  }
+
+  async search(filter: AuditFilter, offset: number, limit: number): Promise<{ hits: StoredAuditRecord[]; total: number }> {
+    const where = whereClause(filter);
+    if (where === null) return { hits: [], total: 0 };
+    const count = await this.#sql.first<{ count: number }>(`SELECT count(*) AS count FROM audit_log WHERE ${where.sql}`, where.values);
+    const hits = await this.#sql.rows<StoredAuditRecord>(
+      `${SELECT_RECORD} WHERE ${where.sql} ORDER BY timestamp DESC, id DESC LIMIT $${where.values.length + 1} OFFSET $${where.values.length + 2}`,
+      [...where.values, limit, offset],
+    );
+    return { hits, total: count?.count ?? 0 };
+  }
+
+  async exportPage(filter: AuditFilter, before: { timestamp: number; id: number } | null, limit: number): Promise<StoredAuditRecord[]> {
+    const where = whereClause(filter);
+    if (where === null) return [];
+    const values = [...where.values];
+    let cursor = '';
+    if (before !== null) {
+      values.push(before.timestamp, before.id);
+      cursor = ` AND (timestamp < $${values.length - 1} OR (timestamp = $${values.length - 1} AND id < $${values.length}))`;
+    }
+    values.push(limit);
+    return this.#sql.rows<StoredAuditRecord>(`${SELECT_RECORD} WHERE ${where.sql}${cursor} ORDER BY timestamp DESC, id DESC LIMIT $${values.length}`, values);
+  }
+
+  async distinctValues(column: AuditColumn, timeFrom: number, timeTo: number, limit: number): Promise<string[]> {
+    if (!distinctColumns.has(column)) throw new Error(`not an audit filter column: ${column}`);
+    const rows = await this.#sql.rows<{ value: string }>(
+      `SELECT DISTINCT ${column} COLLATE "C" AS value FROM audit_log WHERE timestamp >= $1 AND timestamp <= $2 AND ${column} IS NOT NULL ORDER BY 1 LIMIT $3`,
+      [timeFrom, timeTo, limit],
+    );
+    return rows.map((row) => row.value);
+  }
+
+  /** A dedicated connection in a REPEATABLE READ READ ONLY transaction: the anchor and every page from one snapshot. */
+  async openChainReader(): Promise<ChainReader> {
+    const client = await connect(this.#pool);
+    const query = async <Row extends object>(text: string, values: unknown[] = []): Promise<Row[]> => {
+      try {
+        return (await client.query<Row>(text, values)).rows;
+      } catch (error) {
+        throw toStorageError(error);
+      }
+    };
+    try {
+      await query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const [anchorRow] = await query<{ last_pruned_id: number; last_pruned_hash: string }>('SELECT last_pruned_id, last_pruned_hash FROM audit_chain_anchor WHERE id = 1');
+      const anchor: ChainAnchor | null = anchorRow === undefined ? null : { lastPrunedId: anchorRow.last_pruned_id, lastPrunedHash: anchorRow.last_pruned_hash };
+      let released = false;
+      return {
+        anchor,
+        async *pages(pageSize: number): AsyncIterable<StoredAuditRecord[]> {
+          let afterId = anchor?.lastPrunedId ?? 0;
+          for (;;) {
+            const page = await query<StoredAuditRecord>(`${SELECT_RECORD} WHERE id > $1 ORDER BY id LIMIT $2`, [afterId, pageSize]);
+            if (page.length > 0) yield page;
+            const last = page.at(-1);
+            if (last === undefined || page.length < pageSize) return;
+            afterId = last.id;
+          }
+        },
+        async close(): Promise<void> {
+          if (released) return;
+          released = true;
+          const failure = await client.query('COMMIT').then(
+            () => undefined,
+            (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+          );
+          client.release(failure);
+        },
+      };
+    } catch (error) {
+      client.release(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    }
+  }
+
+  /** Deletes a prefix of the chain older than `before` and moves the anchor; 0 at once when another host is pruning. */
+  async pruneOlderThan(before: number, batch: number, now: number): Promise<number> {
+    return this.#sql.atomically(async (sql) => {
+      const lock = await sql.first<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(${advisoryKey('audit-prune')}) AS locked`);
+      if (lock?.locked !== true) return 0;
+      const last = await sql.first<{ id: number; hash: string }>(
+        'SELECT id, hash FROM (SELECT id, hash FROM audit_log WHERE timestamp < $1 ORDER BY id LIMIT $2) oldest ORDER BY id DESC LIMIT 1',
+        [before, batch],
+      );
+      if (last === null) return 0;
+      // Only a prefix of the chain may go: stop before the first record that is still young.
+      const firstYoung = await sql.first<{ id: number }>('SELECT id FROM audit_log WHERE timestamp >= $1 ORDER BY id LIMIT 1', [before]);
+      const upTo = firstYoung === null ? last.id : Math.min(last.id, firstYoung.id - 1);
+      const anchor = await sql.first<{ id: number; hash: string }>('SELECT id, hash FROM audit_log WHERE id <= $1 ORDER BY id DESC LIMIT 1', [upTo]);
+      if (anchor === null) return 0;
+      const deleted = await sql.run('DELETE FROM audit_log WHERE id <= $1', [anchor.id]);
+      await sql.run(
+        `INSERT INTO audit_chain_anchor (id, last_pruned_id, last_pruned_hash, pruned_at) VALUES (1, $1, $2, $3)
+         ON CONFLICT (id) DO UPDATE SET last_pruned_id = excluded.last_pruned_id, last_pruned_hash = excluded.last_pruned_hash, pruned_at = excluded.pruned_at`,
+        [anchor.id, anchor.hash, now],
+      );
+      return deleted;
+    });
+  }
+
+  async count(): Promise<number> {
+    return (await this.#sql.first<{ count: number }>('SELECT count(*) AS count FROM audit_log'))?.count ?? 0;
+  }
+}
