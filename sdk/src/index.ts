@@ -3,6 +3,7 @@
  */
 export { Client, openaiBaseUrl, type ClientOptions } from './client.js';
 export type { ApiKeySource } from './auth-middleware.js';
+export type { RequestOptions } from './request-options.js';
 export { MemoryTokenStore, type TokenStore, type StoredSession } from './token-store.js';
 export {
   SvcError,
@@ -17,6 +18,7 @@ export {
   InternalServerError,
   APIConnectionError,
   APIConnectionTimeoutError,
+  APIUserAbortError,
   type ErrorCode,
   type ErrorBody,
 } from './errors.js';

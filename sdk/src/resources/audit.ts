@@ -2,6 +2,7 @@
  * The audit center (`admin`): search, filter options, export and chain verification.
  */
 import type { AuditFilterOptions, AuditFilters, AuditRecord, AuditSearchQuery, AuditSearchResult, AuditVerification } from '../types.js';
+import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
 import { unwrap, unwrapStream } from './unwrap.js';
 
@@ -18,18 +19,18 @@ export class AuditResource {
    * @example
    * const { hits, total } = await client.audit.search({ time_from: 'now-1d', status: 'login_failed,ip_banned' });
    */
-  search(query: AuditSearchQuery = {}): Promise<AuditSearchResult> {
-    return unwrap(this.#api.GET('/v1/audit/search', { params: { query } }));
+  search(query: AuditSearchQuery = {}, options?: RequestOptions): Promise<AuditSearchResult> {
+    return unwrap(this.#api.GET('/v1/audit/search', { ...this.#api.callInit(options), params: { query } }));
   }
 
   /** `GET /v1/audit/filter-options`: distinct values of each filterable field in the time range. */
-  filterOptions(range: { time_from?: string; time_to?: string } = {}): Promise<AuditFilterOptions> {
-    return unwrap(this.#api.GET('/v1/audit/filter-options', { params: { query: range } }));
+  filterOptions(range: { time_from?: string; time_to?: string } = {}, options?: RequestOptions): Promise<AuditFilterOptions> {
+    return unwrap(this.#api.GET('/v1/audit/filter-options', { ...this.#api.callInit(options), params: { query: range } }));
   }
 
   /** `GET /v1/audit/verify`: checks the hash chain and names the first broken record. */
-  verify(): Promise<AuditVerification> {
-    return unwrap(this.#api.GET('/v1/audit/verify'));
+  verify(options?: RequestOptions): Promise<AuditVerification> {
+    return unwrap(this.#api.GET('/v1/audit/verify', this.#api.callInit(options)));
   }
 
   /**
@@ -40,8 +41,8 @@ export class AuditResource {
    * const body = await client.audit.export('csv', { time_from: 'now-7d' });
    * await pipeline(Readable.fromWeb(body), createWriteStream('audit.csv'));
    */
-  async export(format: 'csv' | 'jsonl', filters: AuditFilters = {}): Promise<ReadableStream<Uint8Array>> {
-    return (await unwrapStream(this.#api.GET('/v1/audit/export', { params: { query: { ...filters, format } }, parseAs: 'stream' }))).body;
+  async export(format: 'csv' | 'jsonl', filters: AuditFilters = {}, options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
+    return (await unwrapStream(this.#api.GET('/v1/audit/export', { ...this.#api.callInit(options), params: { query: { ...filters, format } }, parseAs: 'stream' }))).body;
   }
 
   /**
@@ -50,8 +51,8 @@ export class AuditResource {
    * @example
    * for await (const record of client.audit.exportRecords({ time_from: 'now-1d', category: 'security' })) console.log(record.event_type);
    */
-  async *exportRecords(filters: AuditFilters = {}): AsyncGenerator<AuditRecord> {
-    const reader = (await this.export('jsonl', filters)).getReader();
+  async *exportRecords(filters: AuditFilters = {}, options?: RequestOptions): AsyncGenerator<AuditRecord> {
+    const reader = (await this.export('jsonl', filters, options)).getReader();
     const decoder = new TextDecoder();
     let buffered = '';
     for (;;) {

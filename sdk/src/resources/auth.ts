@@ -2,6 +2,7 @@
  * The caller's own account.
  */
 import type { Me, OwnPasswordChange, TokenPair } from '../types.js';
+import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
 
@@ -16,16 +17,16 @@ export class AuthResource {
   }
 
   /** `GET /v1/auth/me`: who is calling, and the permissions in force for this call. */
-  me(): Promise<Me> {
-    return unwrap(this.#api.GET('/v1/auth/me'));
+  me(options?: RequestOptions): Promise<Me> {
+    return unwrap(this.#api.GET('/v1/auth/me', this.#api.callInit(options)));
   }
 
   /**
    * `PUT /v1/auth/me/password`: changes one's own password (the current one is needed). Every other
    * session of the account ends; this client keeps working with the fresh pair it gets back.
    */
-  async changePassword(body: OwnPasswordChange): Promise<TokenPair> {
-    const pair = await unwrap(this.#api.PUT('/v1/auth/me/password', { body }));
+  async changePassword(body: OwnPasswordChange, options?: RequestOptions): Promise<TokenPair> {
+    const pair = await unwrap(this.#api.PUT('/v1/auth/me/password', { ...this.#api.callInit(options), body }));
     await this.#onNewPair(pair);
     return pair;
   }

@@ -2,6 +2,7 @@
  * Health and the authentication switch (public).
  */
 import type { ClusterAuth, ServiceStatus } from '../types.js';
+import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
 
@@ -13,12 +14,12 @@ export class HealthResource {
   }
 
   /** `GET /status`: the server is up and its database answers. */
-  status(): Promise<ServiceStatus> {
-    return unwrap(this.#api.GET('/status'));
+  status(options?: RequestOptions): Promise<ServiceStatus> {
+    return unwrap(this.#api.GET('/status', this.#api.callInit(options)));
   }
 
   /** `GET /v1/cluster/auth`: whether every other call needs credentials. */
-  authEnabled(): Promise<ClusterAuth> {
-    return unwrap(this.#api.GET('/v1/cluster/auth'));
+  authEnabled(options?: RequestOptions): Promise<ClusterAuth> {
+    return unwrap(this.#api.GET('/v1/cluster/auth', this.#api.callInit(options)));
   }
 }

@@ -12,6 +12,7 @@ import type {
   EmbeddingList,
   EmbeddingRequest,
 } from '../types.js';
+import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
 import { readEvents } from './server-sent-events.js';
 import { unwrap, unwrapStream } from './unwrap.js';
@@ -29,8 +30,8 @@ export class InferenceResource {
    * @example
    * const chat = await client.inference.chatCompletion({ model: 'my-echo', messages: [{ role: 'user', content: 'Hi' }] });
    */
-  chatCompletion(body: ChatCompletionRequest): Promise<ChatCompletion> {
-    return unwrap(this.#api.POST('/v1/chat/completions', { body: { ...body, stream: false } })) as Promise<ChatCompletion>;
+  chatCompletion(body: ChatCompletionRequest, options?: RequestOptions): Promise<ChatCompletion> {
+    return unwrap(this.#api.POST('/v1/chat/completions', { ...this.#api.callInit(options), body: { ...body, stream: false } })) as Promise<ChatCompletion>;
   }
 
   /**
@@ -41,24 +42,24 @@ export class InferenceResource {
    *   process.stdout.write(chunk.choices[0]?.delta.content ?? '');
    * }
    */
-  async *streamChatCompletion(body: ChatCompletionRequest): AsyncGenerator<ChatCompletionChunk> {
-    const response = await unwrapStream(this.#api.POST('/v1/chat/completions', { body: { ...body, stream: true }, parseAs: 'stream' }));
+  async *streamChatCompletion(body: ChatCompletionRequest, options?: RequestOptions): AsyncGenerator<ChatCompletionChunk> {
+    const response = await unwrapStream(this.#api.POST('/v1/chat/completions', { ...this.#api.callInit(options), body: { ...body, stream: true }, parseAs: 'stream' }));
     yield* readEvents<ChatCompletionChunk>(response.body, response.headers);
   }
 
   /** `POST /v1/completions`. */
-  completion(body: CompletionRequest): Promise<Completion> {
-    return unwrap(this.#api.POST('/v1/completions', { body: { ...body, stream: false } })) as Promise<Completion>;
+  completion(body: CompletionRequest, options?: RequestOptions): Promise<Completion> {
+    return unwrap(this.#api.POST('/v1/completions', { ...this.#api.callInit(options), body: { ...body, stream: false } })) as Promise<Completion>;
   }
 
   /** `POST /v1/completions` with `stream: true`: the chunks as they arrive. */
-  async *streamCompletion(body: CompletionRequest): AsyncGenerator<CompletionChunk> {
-    const response = await unwrapStream(this.#api.POST('/v1/completions', { body: { ...body, stream: true }, parseAs: 'stream' }));
+  async *streamCompletion(body: CompletionRequest, options?: RequestOptions): AsyncGenerator<CompletionChunk> {
+    const response = await unwrapStream(this.#api.POST('/v1/completions', { ...this.#api.callInit(options), body: { ...body, stream: true }, parseAs: 'stream' }));
     yield* readEvents<CompletionChunk>(response.body, response.headers);
   }
 
   /** `POST /v1/embeddings`. */
-  embeddings(body: EmbeddingRequest): Promise<EmbeddingList> {
-    return unwrap(this.#api.POST('/v1/embeddings', { body }));
+  embeddings(body: EmbeddingRequest, options?: RequestOptions): Promise<EmbeddingList> {
+    return unwrap(this.#api.POST('/v1/embeddings', { ...this.#api.callInit(options), body }));
   }
 }
