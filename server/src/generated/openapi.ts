@@ -1424,17 +1424,111 @@ export type components = {
             /** @enum {string} */
             role: "system" | "developer" | "user" | "assistant" | "tool" | "function";
             /** @description Text, an array of content parts, or null (assistant tool calls). */
-            content?: string | Record<string, never>[] | null;
+            content?: string | components["schemas"]["ChatContentPart"][] | null;
             name?: string;
+            /** @description The call a `tool` message answers. */
+            tool_call_id?: string;
+            /** @description The tools an `assistant` message called. */
+            tool_calls?: components["schemas"]["ChatToolCall"][];
+            refusal?: string | null;
         } & {
             [key: string]: unknown;
         };
+        /** @description One part of a message's content, as OpenAI defines them: `{"type": "text", "text": …}`, `image_url`, `input_audio` or `file`. Other part types are passed to an upstream unchanged. */
+        ChatContentPart: {
+            /** @description `text`, `image_url`, `input_audio`, `file`, … */
+            type: string;
+            text?: string;
+            image_url?: {
+                url: string;
+                /** @enum {string} */
+                detail?: "auto" | "low" | "high";
+            } & {
+                [key: string]: unknown;
+            };
+            input_audio?: {
+                data: string;
+                format: string;
+            } & {
+                [key: string]: unknown;
+            };
+            file?: {
+                file_data?: string;
+                file_id?: string;
+                filename?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ChatToolCall: {
+            id: string;
+            type: string;
+            function: {
+                name: string;
+                arguments: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ChatTool: {
+            type: string;
+            function?: {
+                name: string;
+                description?: string;
+                parameters?: {
+                    [key: string]: unknown;
+                };
+                strict?: boolean | null;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `include_usage: true` adds a last chunk with `usage` (and empty `choices`) before `[DONE]`; every other chunk carries `usage: null`. */
+        StreamOptions: ({
+            include_usage?: boolean;
+        } & {
+            [key: string]: unknown;
+        }) | null;
+        /** @description Up to 4 sequences where generation stops. */
+        StopSequences: string | string[] | null;
         /** @description OpenAI's chat request; fields svc does not use are passed to an upstream unchanged. */
         ChatCompletionRequest: {
             model: string;
             messages: components["schemas"]["ChatMessage"][];
             stream?: boolean | null;
             max_tokens?: number | null;
+            max_completion_tokens?: number | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            n?: number | null;
+            stop?: components["schemas"]["StopSequences"];
+            presence_penalty?: number | null;
+            frequency_penalty?: number | null;
+            logit_bias?: {
+                [key: string]: number;
+            } | null;
+            seed?: number | null;
+            user?: string;
+            stream_options?: components["schemas"]["StreamOptions"];
+            logprobs?: boolean | null;
+            top_logprobs?: number | null;
+            tools?: components["schemas"]["ChatTool"][];
+            /** @description `none`, `auto`, `required`, or `{"type": "function", "function": {"name": …}}`. */
+            tool_choice?: string | {
+                [key: string]: unknown;
+            };
+            parallel_tool_calls?: boolean;
+            response_format?: {
+                type: string;
+            } & {
+                [key: string]: unknown;
+            };
         } & {
             [key: string]: unknown;
         };
@@ -1443,6 +1537,22 @@ export type components = {
             prompt: string | string[];
             stream?: boolean | null;
             max_tokens?: number | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            n?: number | null;
+            stop?: components["schemas"]["StopSequences"];
+            presence_penalty?: number | null;
+            frequency_penalty?: number | null;
+            logit_bias?: {
+                [key: string]: number;
+            } | null;
+            seed?: number | null;
+            user?: string;
+            stream_options?: components["schemas"]["StreamOptions"];
+            logprobs?: number | null;
+            echo?: boolean | null;
+            suffix?: string | null;
+            best_of?: number | null;
         } & {
             [key: string]: unknown;
         };
@@ -1454,6 +1564,9 @@ export type components = {
              * @enum {string}
              */
             encoding_format?: "float" | "base64";
+            /** @description The length of the embeddings, for models that can shorten them (passed to an upstream). */
+            dimensions?: number;
+            user?: string;
         } & {
             [key: string]: unknown;
         };
