@@ -23,6 +23,7 @@ export {
   type ErrorBody,
 } from './errors.js';
 export type * from './types.js';
+export { Stream } from './stream.js';
 export type { HealthResource } from './resources/health.js';
 export type { SetupResource } from './resources/setup.js';
 export type { AuthResource } from './resources/auth.js';

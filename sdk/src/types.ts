@@ -6,48 +6,82 @@ import type { components, operations, paths } from './generated/openapi.js';
 /** Every schema of the contract, by name (`Schemas['User']`, …). */
 export type Schemas = components['schemas'];
 
+/**
+ * `T` without its index signature: the contract's named fields only. Request bodies the server passes
+ * on to an upstream model server are open in the contract; the SDK types them closed, so a misspelt
+ * field does not compile. A field the contract does not name still reaches the server through a type
+ * assertion: `{ ...request, top_k: 40 } as ChatCompletionRequest`.
+ */
+/** The contract's schema `Name` (a generic alias, so an interface can extend it and documentation lists its fields). */
+export type Schema<Name extends keyof Schemas> = Schemas[Name];
+
+export type KnownFields<T> = { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
+
 export type { paths, components, operations };
-export type User = Schemas['User'];
-export type UserCreate = Schemas['UserCreate'];
-export type UserUpdate = Schemas['UserUpdate'];
-export type UserPasswordSet = Schemas['UserPasswordSet'];
-export type Me = Schemas['Me'];
-export type TokenPair = Schemas['TokenPair'];
+export interface User extends Schema<'User'> {}
+export interface UserCreate extends Schema<'UserCreate'> {}
+export interface UserUpdate extends Schema<'UserUpdate'> {}
+export interface UserPasswordSet extends Schema<'UserPasswordSet'> {}
+export interface Me extends Schema<'Me'> {}
+export interface TokenPair extends Schema<'TokenPair'> {}
 /** A browser login: the access token; the refresh token is in an HttpOnly cookie. */
-export type BrowserSession = Schemas['BrowserSession'];
-export type SetupStatus = Schemas['SetupStatus'];
-export type SetupRequest = Schemas['SetupRequest'];
-export type OwnPasswordChange = Schemas['OwnPasswordChange'];
+export interface BrowserSession extends Schema<'BrowserSession'> {}
+export interface SetupStatus extends Schema<'SetupStatus'> {}
+export interface SetupRequest extends Schema<'SetupRequest'> {}
+export interface OwnPasswordChange extends Schema<'OwnPasswordChange'> {}
 export type Permission = Schemas['Permission'];
 export type PermissionInput = Schemas['PermissionInput'];
-export type ApiKey = Schemas['ApiKey'];
-export type ApiKeyCreate = Schemas['ApiKeyCreate'];
-export type ApiKeyCreated = Schemas['ApiKeyCreated'];
-export type ApiKeyUpdate = Schemas['ApiKeyUpdate'];
+export interface ApiKey extends Schema<'ApiKey'> {}
+export interface ApiKeyCreate extends Schema<'ApiKeyCreate'> {}
+export interface ApiKeyCreated extends Schema<'ApiKeyCreated'> {}
+export interface ApiKeyUpdate extends Schema<'ApiKeyUpdate'> {}
 export type ModelPermission = Schemas['ModelPermission'];
-export type RevealedKey = Schemas['RevealedKey'];
-export type ServiceStatus = Schemas['ServiceStatus'];
-export type ClusterAuth = Schemas['ClusterAuth'];
-export type Model = Schemas['Model'];
-export type ModelList = Schemas['ModelList'];
-export type ModelLaunch = Schemas['ModelLaunch'];
+export interface RevealedKey extends Schema<'RevealedKey'> {}
+export interface ServiceStatus extends Schema<'ServiceStatus'> {}
+export interface ClusterAuth extends Schema<'ClusterAuth'> {}
+export interface Model extends Schema<'Model'> {}
+export interface ModelList extends Schema<'ModelList'> {}
+/** Launches a model (`POST /v1/models`). Only the contract's fields type-check; the server accepts more (see {@link KnownFields}). */
+export type ModelLaunch = KnownFields<Schemas['ModelLaunch']>;
 export type ModelType = Schemas['ModelType'];
 export type ModelAbility = Schemas['ModelAbility'];
 export type ModelEngine = Schemas['ModelEngine'];
-export type ModelFamilyDefinition = Schemas['ModelFamilyDefinition'];
-export type ModelRegistration = Schemas['ModelRegistration'];
-export type ChatMessage = Schemas['ChatMessage'];
-export type ChatCompletionRequest = Schemas['ChatCompletionRequest'];
-export type ChatCompletion = Schemas['ChatCompletion'];
-export type CompletionRequest = Schemas['CompletionRequest'];
-export type Completion = Schemas['Completion'];
-export type EmbeddingRequest = Schemas['EmbeddingRequest'];
-export type EmbeddingList = Schemas['EmbeddingList'];
-export type DirectoryListing = Schemas['DirectoryListing'];
-export type DirectoryEntry = Schemas['DirectoryEntry'];
-export type DeletedEntry = Schemas['DeletedEntry'];
-export type LogLines = Schemas['LogLines'];
+/** A custom model family. Only the contract's fields type-check. */
+export type ModelFamilyDefinition = KnownFields<Schemas['ModelFamilyDefinition']>;
+export interface ModelRegistration extends Schema<'ModelRegistration'> {}
+/** One part of a message's content: `{ type: 'text', text }`, `{ type: 'image_url', image_url: { url } }`, … */
+export type ChatContentPart = KnownFields<Schemas['ChatContentPart']>;
+/** One message of a chat; `content` is text, an array of {@link ChatContentPart}s, or null. */
+export type ChatMessage = Omit<KnownFields<Schemas['ChatMessage']>, 'content'> & {
+  content?: string | ChatContentPart[] | null;
+};
+/**
+ * A chat request: OpenAI's fields (`temperature`, `tools`, `stream_options`, …) are typed, and a
+ * field the contract does not name (a typo such as `temprature`) does not compile.
+ */
+export type ChatCompletionRequest = Omit<KnownFields<Schemas['ChatCompletionRequest']>, 'messages'> & {
+  messages: ChatMessage[];
+};
+export interface ChatCompletion extends Schema<'ChatCompletion'> {}
+/** A text completion request; only the contract's fields type-check. */
+export type CompletionRequest = KnownFields<Schemas['CompletionRequest']>;
+export interface Completion extends Schema<'Completion'> {}
+/** An embeddings request; only the contract's fields type-check. */
+export type EmbeddingRequest = KnownFields<Schemas['EmbeddingRequest']>;
+/** One embedding: `number[]` for `encoding_format` `float` (the default), a base64 string for `base64`. */
+export type Embedding<Vector extends number[] | string = number[]> = Omit<KnownFields<Schemas['EmbeddingList']['data'][number]>, 'embedding'> & {
+  embedding: Vector;
+};
+/** The answer of `POST /v1/embeddings`, typed by the `encoding_format` asked for (see `client.inference.embeddings`). */
+export type EmbeddingList<Vector extends number[] | string = number[]> = Omit<KnownFields<Schemas['EmbeddingList']>, 'data'> & {
+  data: Embedding<Vector>[];
+};
+export interface DirectoryListing extends Schema<'DirectoryListing'> {}
+export interface DirectoryEntry extends Schema<'DirectoryEntry'> {}
+export interface DeletedEntry extends Schema<'DeletedEntry'> {}
+export interface LogLines extends Schema<'LogLines'> {}
 export type LogLine = Schemas['LogLines']['lines'][number];
+export interface Usage extends Schema<'Usage'> {}
 
 /** One chunk of a streamed chat completion (OpenAI's `chat.completion.chunk`). */
 export interface ChatCompletionChunk {
@@ -56,6 +90,8 @@ export interface ChatCompletionChunk {
   created: number;
   model: string;
   choices: { index: number; delta: { role?: string; content?: string | null; [field: string]: unknown }; finish_reason: string | null }[];
+  /** With `stream_options: { include_usage: true }`: null on every chunk but the last, whose `choices` is empty. */
+  usage?: Usage | null;
   [field: string]: unknown;
 }
 
@@ -66,17 +102,19 @@ export interface CompletionChunk {
   created: number;
   model: string;
   choices: { index: number; text: string; finish_reason: string | null }[];
+  /** With `stream_options: { include_usage: true }`: null on every chunk but the last, whose `choices` is empty. */
+  usage?: Usage | null;
   [field: string]: unknown;
 }
-export type SecuritySettings = Schemas['SecuritySettings'];
-export type SecuritySettingsUpdate = Schemas['SecuritySettingsUpdate'];
-export type BannedIp = Schemas['BannedIp'];
-export type BannedKey = Schemas['BannedKey'];
-export type LockedAccount = Schemas['LockedAccount'];
-export type AuditRecord = Schemas['AuditRecord'];
-export type AuditSearchResult = Schemas['AuditSearchResult'];
-export type AuditFilterOptions = Schemas['AuditFilterOptions'];
-export type AuditVerification = Schemas['AuditVerification'];
+export interface SecuritySettings extends Schema<'SecuritySettings'> {}
+export interface SecuritySettingsUpdate extends Schema<'SecuritySettingsUpdate'> {}
+export interface BannedIp extends Schema<'BannedIp'> {}
+export interface BannedKey extends Schema<'BannedKey'> {}
+export interface LockedAccount extends Schema<'LockedAccount'> {}
+export interface AuditRecord extends Schema<'AuditRecord'> {}
+export interface AuditSearchResult extends Schema<'AuditSearchResult'> {}
+export interface AuditFilterOptions extends Schema<'AuditFilterOptions'> {}
+export interface AuditVerification extends Schema<'AuditVerification'> {}
 /** The filters of an audit search or export (`time_from` defaults to `now-1h`). */
 export type AuditFilters = Omit<NonNullable<operations['exportAudit']['parameters']['query']>, 'format'>;
 /** The query of `GET /v1/audit/search`: the filters plus paging. */

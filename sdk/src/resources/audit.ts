@@ -4,6 +4,7 @@
 import type { AuditFilterOptions, AuditFilters, AuditRecord, AuditSearchQuery, AuditSearchResult, AuditVerification } from '../types.js';
 import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
+import { SvcError } from '../errors.js';
 import { unwrap, unwrapStream } from './unwrap.js';
 
 /** `client.audit`. */
@@ -62,11 +63,20 @@ export class AuditResource {
       while (newline !== -1) {
         const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
-        if (line.trim() !== '') yield JSON.parse(line) as AuditRecord;
+        if (line.trim() !== '') yield parseRecord(line);
         newline = buffered.indexOf('\n');
       }
       if (done) break;
     }
-    if (buffered.trim() !== '') yield JSON.parse(buffered) as AuditRecord;
+    if (buffered.trim() !== '') yield parseRecord(buffered);
+  }
+}
+
+/** One JSON Lines record; a line that is not JSON is an {@link SvcError}, as every SDK error is. */
+function parseRecord(line: string): AuditRecord {
+  try {
+    return JSON.parse(line) as AuditRecord;
+  } catch (error) {
+    throw new SvcError(`The audit export holds a line that is not JSON (was it asked for as JSON Lines?): ${line.slice(0, 80)}`, { cause: error });
   }
 }

@@ -1982,11 +1982,51 @@ export type components = {
             content: {
                 /**
                  * @example {
+                 *       "detail": "Not authenticated: send Authorization: Bearer <access token or API key>",
+                 *       "error": {
+                 *         "message": "Not authenticated: send Authorization: Bearer <access token or API key>",
+                 *         "type": "authentication_error",
+                 *         "code": "missing_credentials"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Wrong username or password, or a disabled account. */
+        LoginFailed: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
                  *       "detail": "Incorrect username or password",
                  *       "error": {
                  *         "message": "Incorrect username or password",
                  *         "type": "authentication_error",
                  *         "code": "invalid_credentials"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The refresh token (or session cookie) is unknown, expired, revoked or was used already. */
+        RefreshFailed: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Invalid or expired refresh token; log in again",
+                 *       "error": {
+                 *         "message": "Invalid or expired refresh token; log in again",
+                 *         "type": "authentication_error",
+                 *         "code": "invalid_refresh_token"
                  *       }
                  *     }
                  */
@@ -2012,8 +2052,8 @@ export type components = {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No such resource (or not one the caller may see). */
-        NotFound: {
+        /** @description No such user. */
+        UserNotFound: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2025,6 +2065,82 @@ export type components = {
                  *         "message": "User not found",
                  *         "type": "not_found_error",
                  *         "code": "user_not_found"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such API key (or not one the caller may see). */
+        ApiKeyNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "API key not found",
+                 *       "error": {
+                 *         "message": "API key not found",
+                 *         "type": "not_found_error",
+                 *         "code": "api_key_not_found"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such running model (or not one the caller may use). */
+        ModelNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Model my-echo not found",
+                 *       "error": {
+                 *         "message": "Model my-echo not found",
+                 *         "type": "not_found_error",
+                 *         "code": "model_not_found"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such model family. */
+        ModelFamilyNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "No LLM model family named my-family",
+                 *       "error": {
+                 *         "message": "No LLM model family named my-family",
+                 *         "type": "not_found_error",
+                 *         "code": "model_family_not_found"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such entry in the directory. */
+        EntryNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "No cached model named qwen-chat",
+                 *       "error": {
+                 *         "message": "No cached model named qwen-chat",
+                 *         "type": "not_found_error",
+                 *         "code": "entry_not_found"
                  *       }
                  *     }
                  */
@@ -2377,7 +2493,7 @@ export interface operations {
         responses: {
             200: components["responses"]["TokenPair"];
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["LoginFailed"];
         };
     };
     loginLegacy: {
@@ -2401,7 +2517,7 @@ export interface operations {
         responses: {
             200: components["responses"]["TokenPair"];
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["LoginFailed"];
         };
     };
     refreshTokens: {
@@ -2424,7 +2540,7 @@ export interface operations {
         responses: {
             200: components["responses"]["TokenPair"];
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["RefreshFailed"];
         };
     };
     logout: {
@@ -2483,7 +2599,7 @@ export interface operations {
         responses: {
             200: components["responses"]["BrowserSession"];
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["LoginFailed"];
         };
     };
     refreshBrowserSession: {
@@ -2505,7 +2621,7 @@ export interface operations {
         responses: {
             200: components["responses"]["BrowserSession"];
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["RefreshFailed"];
         };
     };
     endBrowserSession: {
@@ -2715,7 +2831,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
         };
     };
     updateUser: {
@@ -2743,7 +2859,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -2769,7 +2885,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -2804,7 +2920,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
         };
     };
     getUserPermissions: {
@@ -2823,7 +2939,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
         };
     };
     setUserPermissions: {
@@ -2854,7 +2970,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -2966,7 +3082,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
         };
     };
     getApiKey: {
@@ -2985,7 +3101,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ApiKeyNotFound"];
         };
     };
     updateApiKey: {
@@ -3013,7 +3129,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ApiKeyNotFound"];
         };
     };
     deleteApiKey: {
@@ -3038,7 +3154,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ApiKeyNotFound"];
         };
     };
     revealApiKey: {
@@ -3073,7 +3189,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ApiKeyNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -3093,7 +3209,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ApiKeyNotFound"];
         };
     };
     setApiKeyModelPermissions: {
@@ -3130,7 +3246,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ApiKeyNotFound"];
         };
     };
     listModels: {
@@ -3230,7 +3346,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelFamilyNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -3276,7 +3392,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelNotFound"];
         };
     };
     stopModel: {
@@ -3301,7 +3417,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelNotFound"];
         };
     };
     listModelRegistrations: {
@@ -3431,7 +3547,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelFamilyNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -3500,7 +3616,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelNotFound"];
             502: components["responses"]["BadGateway"];
             504: components["responses"]["GatewayTimeout"];
         };
@@ -3562,7 +3678,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelNotFound"];
             502: components["responses"]["BadGateway"];
             504: components["responses"]["GatewayTimeout"];
         };
@@ -3619,7 +3735,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelNotFound"];
             502: components["responses"]["BadGateway"];
             504: components["responses"]["GatewayTimeout"];
         };
@@ -3676,7 +3792,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["EntryNotFound"];
         };
     };
     listVirtualenvs: {
@@ -3731,7 +3847,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["EntryNotFound"];
         };
     };
     getClusterLogs: {
