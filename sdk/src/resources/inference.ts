@@ -82,7 +82,7 @@ export class InferenceResource {
     else caller?.addEventListener('abort', () => controller.abort(caller.reason), { once: true });
     return Stream.from(async function* (signal) {
       const answer = await unwrapEventStream(send({ ...init, signal }));
-      yield* readEvents<Chunk>(answer.body, answer.headers);
+      yield* readEvents<Chunk>(answer.body, answer.headers, signal);
     }, controller);
   }
 }
