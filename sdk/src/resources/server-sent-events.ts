@@ -29,7 +29,8 @@ export async function* readEvents<T>(body: ReadableStream<Uint8Array>, headers: 
           .filter((line) => line.startsWith('data:'))
           .map((line) => line.slice(5).trimStart())
           .join('\n');
-        if (data === '[DONE]') return;
+        // Events already received are not handed out after an abort.
+        if (data === '[DONE]' || signal?.aborted === true) return;
         if (data !== '') {
           const parsed = JSON.parse(data) as { error?: unknown };
           if (parsed.error !== undefined && typeof parsed.error === 'object') throw APIError.from(502, parsed, headers);
