@@ -18,28 +18,46 @@ export type Schema<Name extends keyof Schemas> = Schemas[Name];
 export type KnownFields<T> = { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
 
 export type { paths, components, operations };
+/** A user account, as the server answers it (never its password). */
 export interface User extends Schema<'User'> {}
+/** The body of `users.create()`. */
 export interface UserCreate extends Schema<'UserCreate'> {}
+/** The body of `users.update()`: any subset of the fields. */
 export interface UserUpdate extends Schema<'UserUpdate'> {}
+/** The body of `users.setPassword()`. */
 export interface UserPasswordSet extends Schema<'UserPasswordSet'> {}
+/** The caller (`auth.me()`): account, how it authenticated, and the permissions in force for this call. */
 export interface Me extends Schema<'Me'> {}
+/** The tokens of a login or refresh. */
 export interface TokenPair extends Schema<'TokenPair'> {}
 /** A browser login: the access token; the refresh token is in an HttpOnly cookie. */
 export interface BrowserSession extends Schema<'BrowserSession'> {}
+/** Whether the first administrator still has to be created, and the password policy. */
 export interface SetupStatus extends Schema<'SetupStatus'> {}
+/** The body of `setup.createAdmin()`. */
 export interface SetupRequest extends Schema<'SetupRequest'> {}
+/** The body of `auth.changePassword()`. */
 export interface OwnPasswordChange extends Schema<'OwnPasswordChange'> {}
 export type Permission = Schemas['Permission'];
 export type PermissionInput = Schemas['PermissionInput'];
+/** An API key as listed (never the key itself: see `ApiKeyCreated` and `keys.reveal()`). */
 export interface ApiKey extends Schema<'ApiKey'> {}
+/** The body of `keys.create()`. */
 export interface ApiKeyCreate extends Schema<'ApiKeyCreate'> {}
+/** A new API key, with its plaintext `key`, shown this once. */
 export interface ApiKeyCreated extends Schema<'ApiKeyCreated'> {}
+/** The body of `keys.update()`: any subset of the fields. */
 export interface ApiKeyUpdate extends Schema<'ApiKeyUpdate'> {}
 export type ModelPermission = Schemas['ModelPermission'];
+/** A revealed API key. */
 export interface RevealedKey extends Schema<'RevealedKey'> {}
+/** `health.status()`: the server is up and its database answers. */
 export interface ServiceStatus extends Schema<'ServiceStatus'> {}
+/** `health.authEnabled()`: whether calls need credentials. */
 export interface ClusterAuth extends Schema<'ClusterAuth'> {}
+/** A running model, in the OpenAI model shape plus svc's fields. */
 export interface Model extends Schema<'Model'> {}
+/** The running models the caller may use. */
 export interface ModelList extends Schema<'ModelList'> {}
 /** Launches a model (`POST /v1/models`). Only the contract's fields type-check; the server accepts more (see {@link KnownFields}). */
 export type ModelLaunch = KnownFields<Schemas['ModelLaunch']>;
@@ -48,6 +66,7 @@ export type ModelAbility = Schemas['ModelAbility'];
 export type ModelEngine = Schemas['ModelEngine'];
 /** A custom model family. Only the contract's fields type-check. */
 export type ModelFamilyDefinition = KnownFields<Schemas['ModelFamilyDefinition']>;
+/** A built-in or registered model family. */
 export interface ModelRegistration extends Schema<'ModelRegistration'> {}
 /** One part of a message's content: `{ type: 'text', text }`, `{ type: 'image_url', image_url: { url } }`, … */
 export type ChatContentPart = KnownFields<Schemas['ChatContentPart']>;
@@ -62,9 +81,11 @@ export type ChatMessage = Omit<KnownFields<Schemas['ChatMessage']>, 'content'> &
 export type ChatCompletionRequest = Omit<KnownFields<Schemas['ChatCompletionRequest']>, 'messages'> & {
   messages: ChatMessage[];
 };
+/** The answer of a chat completion. */
 export interface ChatCompletion extends Schema<'ChatCompletion'> {}
 /** A text completion request; only the contract's fields type-check. */
 export type CompletionRequest = KnownFields<Schemas['CompletionRequest']>;
+/** The answer of a text completion. */
 export interface Completion extends Schema<'Completion'> {}
 /** An embeddings request; only the contract's fields type-check. */
 export type EmbeddingRequest = KnownFields<Schemas['EmbeddingRequest']>;
@@ -76,11 +97,16 @@ export type Embedding<Vector extends number[] | string = number[]> = Omit<KnownF
 export type EmbeddingList<Vector extends number[] | string = number[]> = Omit<KnownFields<Schemas['EmbeddingList']>, 'data'> & {
   data: Embedding<Vector>[];
 };
+/** The entries of a managed directory (model cache, virtual environments). */
 export interface DirectoryListing extends Schema<'DirectoryListing'> {}
+/** One entry of a managed directory. */
 export interface DirectoryEntry extends Schema<'DirectoryEntry'> {}
+/** What a delete in a managed directory removed. */
 export interface DeletedEntry extends Schema<'DeletedEntry'> {}
+/** The server's recent log lines. */
 export interface LogLines extends Schema<'LogLines'> {}
 export type LogLine = Schemas['LogLines']['lines'][number];
+/** Token counts of an inference answer. */
 export interface Usage extends Schema<'Usage'> {}
 
 /** One chunk of a streamed chat completion (OpenAI's `chat.completion.chunk`). */
@@ -106,14 +132,23 @@ export interface CompletionChunk {
   usage?: Usage | null;
   [field: string]: unknown;
 }
+/** The brute-force protection settings in force. */
 export interface SecuritySettings extends Schema<'SecuritySettings'> {}
+/** Any subset of the brute-force settings. */
 export interface SecuritySettingsUpdate extends Schema<'SecuritySettingsUpdate'> {}
+/** An active ban of a client IP. */
 export interface BannedIp extends Schema<'BannedIp'> {}
+/** An active ban of an (IP, credential) pair. */
 export interface BannedKey extends Schema<'BannedKey'> {}
+/** An account locked after failed logins. */
 export interface LockedAccount extends Schema<'LockedAccount'> {}
+/** One record of the audit trail. */
 export interface AuditRecord extends Schema<'AuditRecord'> {}
+/** One page of audit records and the total. */
 export interface AuditSearchResult extends Schema<'AuditSearchResult'> {}
+/** Distinct values of each filterable audit field in a time range. */
 export interface AuditFilterOptions extends Schema<'AuditFilterOptions'> {}
+/** The result of checking the audit trail's hash chain. */
 export interface AuditVerification extends Schema<'AuditVerification'> {}
 /** The filters of an audit search or export (`time_from` defaults to `now-1h`). */
 export type AuditFilters = Omit<NonNullable<operations['exportAudit']['parameters']['query']>, 'format'>;
