@@ -1,11 +1,11 @@
 /**
  * The `fetch` openapi-fetch sends through: ky, configured for svc. ky owns the per-attempt timeout,
  * the retries (idempotent methods only, on 408, 429 and 5xx answers, connection failures and
- * timeouts), `Retry-After` and capped, jittered exponential backoff. Two hooks add what svc needs:
- * `retry-after-ms` is honoured (ky reads only `Retry-After`), and a session token the server calls
- * expired is refreshed once and the call replayed. What ky throws becomes the SDK's own errors.
+ * timeouts), `Retry-After` and capped, jittered exponential backoff. What svc adds: `retry-after-ms`
+ * is honoured (ky reads only `Retry-After`), and a `beforeError` hook refreshes a session token the
+ * server calls expired and replays the call once. What ky throws becomes the SDK's own errors.
  */
-import ky, { HTTPError, isTimeoutError, type AfterResponseHook, type KyInstance, type ShouldRetryState } from 'ky';
+import ky, { HTTPError, isTimeoutError, type BeforeErrorHook, type KyInstance, type ShouldRetryState } from 'ky';
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, SvcError } from './errors.js';
 import { retryAfterMs } from './retry-after.js';
 
@@ -58,11 +58,9 @@ export function createTransport(options: TransportOptions): Transport {
 }
 
 function kyFor(options: TransportOptions, timeoutMs: number, maxRetries: number): KyInstance {
-  const afterResponse: AfterResponseHook[] = [millisecondsRetryAfter];
   const onExpiredToken = options.onExpiredToken;
-  if (onExpiredToken !== undefined) afterResponse.push(refreshExpiredToken(onExpiredToken, () => instance));
   const instance: KyInstance = ky.create({
-    fetch: options.fetch,
+    fetch: withMillisecondsRetryAfter(options.fetch),
     timeout: timeoutMs,
     throwHttpErrors: true,
     retry: {
@@ -76,25 +74,30 @@ function kyFor(options: TransportOptions, timeoutMs: number, maxRetries: number)
       retryOnTimeout: true,
       shouldRetry,
     },
-    hooks: { afterResponse },
+    // Not an afterResponse hook: ky clones every response for those, a cost on every call. An error
+    // answer reaches beforeError once ky will not retry it; a 401 is never retried.
+    hooks: onExpiredToken === undefined ? {} : { beforeError: [refreshExpiredToken(onExpiredToken, () => instance)] },
   });
   return instance;
 }
 
 /**
  * The refresh-on-401 hook: a 401 `token_expired` to a token the session sent refreshes the session
- * (one refresh for every concurrent caller) and replays the call once, through the same ky instance.
+ * (one refresh for every concurrent caller) and replays the call once, through the same ky instance;
+ * the replay's answer takes the place of the 401 (the transport hands on `error.response`).
  */
-function refreshExpiredToken(onExpiredToken: ExpiredTokenHandler, instance: () => KyInstance): AfterResponseHook {
-  return async (request, normalized, response) => {
-    if (response.status !== 401 || normalized.context[REPLAYED] === true) return undefined;
+function refreshExpiredToken(onExpiredToken: ExpiredTokenHandler, instance: () => KyInstance): BeforeErrorHook {
+  return async (error) => {
+    const { request, response } = error;
+    if (response.status !== 401 || error.options.context[REPLAYED] === true) return error;
     const stale = /^Bearer +(\S+)/i.exec(request.headers.get('authorization') ?? '')?.[1];
-    if (stale === undefined || (await errorCode(response)) !== 'token_expired') return undefined;
+    if (stale === undefined || (await errorCode(response.clone())) !== 'token_expired') return error;
     const fresh = await onExpiredToken(stale);
-    if (fresh === null) return undefined;
+    if (fresh === null) return error;
     const replay = new Request(request);
     replay.headers.set('authorization', `Bearer ${fresh}`);
-    return instance()(replay, { context: { [REPLAYED]: true }, throwHttpErrors: false });
+    error.response = await instance()(replay, { context: { [REPLAYED]: true }, throwHttpErrors: false });
+    return error;
   };
 }
 
@@ -118,16 +121,21 @@ function shouldRetry({ error }: ShouldRetryState): false | undefined {
   return undefined;
 }
 
-/** ky honours `Retry-After` only: an answer with the more precise `retry-after-ms` is handed on with it as `Retry-After`. */
-const millisecondsRetryAfter: AfterResponseHook = async (_request, _options, response) => {
-  if (!response.headers.has('retry-after-ms') || response.ok) return undefined;
-  const wait = retryAfterMs(response.headers);
-  if (wait === undefined) return undefined;
-  const headers = new Headers(response.headers);
-  headers.set('retry-after', String(wait / 1000));
-  // ky cancels the body of the response it hands a hook once the hook answers another one: copy it (an error body is small).
-  return new Response(await response.arrayBuffer(), { status: response.status, statusText: response.statusText, headers });
-};
+/**
+ * ky honours `Retry-After` only: an error answer with the more precise `retry-after-ms` is handed to
+ * ky with it as `Retry-After` too (at the `fetch` ky calls, so successes pass untouched).
+ */
+function withMillisecondsRetryAfter(fetch: typeof globalThis.fetch): typeof globalThis.fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.ok || !response.headers.has('retry-after-ms')) return response;
+    const wait = retryAfterMs(response.headers);
+    if (wait === undefined) return response;
+    const headers = new Headers(response.headers);
+    headers.set('retry-after', String(wait / 1000));
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  };
+}
 
 async function errorCode(response: Response): Promise<string | undefined> {
   return response
