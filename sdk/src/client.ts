@@ -20,7 +20,9 @@ import { SetupResource } from './resources/setup.js';
 import { UsersResource } from './resources/users.js';
 import { Session } from './session.js';
 import { MemoryTokenStore, type TokenStore } from './token-store.js';
-import { createTransport } from './transport.js';
+import type { RequestOptions } from './request-options.js';
+import type { CallInit } from './resources/api.js';
+import { createTransport, type Transport } from './transport.js';
 import type { BrowserSession, TokenPair } from './types.js';
 
 /** Everything a {@link Client} can be told. */
@@ -99,16 +101,19 @@ export class Client {
     const environment = readEnvironment();
     const baseUrl = options.baseUrl ?? environment.baseUrl;
     if (baseUrl === undefined) throw new SvcError('svc Client needs a baseUrl (or SVC_ENDPOINT in the environment)');
-    this.baseUrl = baseUrl.replace(/\/+$/, '');
-    const send = createTransport({
+    this.baseUrl = checkBaseUrl(baseUrl);
+    let session: Session | undefined;
+    const transport = createTransport({
       // Looked up per call, so a fetch patched after construction (msw's `server.listen()`) is used.
       fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
       timeoutMs: options.timeout ?? 60_000,
       maxRetries: options.maxRetries ?? 2,
+      onExpiredToken: (stale) => session?.replaceExpired(stale) ?? Promise.resolve(null),
     });
-    const api: Api = createFetchClient<paths>({ baseUrl: this.baseUrl, fetch: send, ...(options.headers === undefined ? {} : { headers: options.headers }) });
-    this.#session = new Session(options.tokenStore ?? new MemoryTokenStore(), api);
-    api.use(authMiddleware(options.apiKey ?? environment.apiKey, this.#session, send));
+    const fetchClient = createFetchClient<paths>({ baseUrl: this.baseUrl, fetch: transport.send, ...(options.headers === undefined ? {} : { headers: options.headers }) });
+    const api: Api = Object.assign(fetchClient, { callInit: (call: RequestOptions | undefined) => callInit(transport, call) });
+    session = this.#session = new Session(options.tokenStore ?? new MemoryTokenStore(), api);
+    api.use(authMiddleware(options.apiKey ?? environment.apiKey, this.#session));
     this.health = new HealthResource(api);
     this.setup = new SetupResource(api);
     this.auth = new AuthResource(api, (pair) => this.#session.adopt(pair));
@@ -160,6 +165,36 @@ export class Client {
   get openaiBaseUrl(): string {
     return openaiBaseUrl(this.baseUrl);
   }
+}
+
+/**
+ * The base URL without its trailing slashes. svc's routes carry their own `/v1`, so a base URL that
+ * ends in `/v1` (the OpenAI-style base URL) would reach `/v1/v1/…` and a bare 404: refused at once.
+ */
+function checkBaseUrl(baseUrl: string): string {
+  const trimmed = baseUrl.trim().replace(/\/+$/, '');
+  let parsed: URL;
+  try {
+    parsed = new URL(trimmed, globalThis.location?.href);
+  } catch {
+    throw new SvcError(`svc Client: baseUrl "${baseUrl}" is not a URL (e.g. http://127.0.0.1:9997)`);
+  }
+  if (/\/v1$/i.test(parsed.pathname)) {
+    throw new SvcError(
+      `svc Client: baseUrl "${baseUrl}" ends in /v1, but svc's routes already start with /v1: use "${trimmed.replace(/\/v1$/i, '')}" (the /v1 URL is for OpenAI-compatible SDKs: client.openaiBaseUrl)`,
+    );
+  }
+  return trimmed;
+}
+
+/** openapi-fetch's options for one call: the caller's signal and headers, and the transport with the call's limits. */
+function callInit(transport: Transport, options: RequestOptions | undefined): CallInit {
+  if (options === undefined) return {};
+  const init: CallInit = {};
+  if (options.signal !== undefined) init.signal = options.signal;
+  if (options.headers !== undefined) init.headers = options.headers;
+  if (options.timeout !== undefined || options.maxRetries !== undefined) init.fetch = transport.with({ timeoutMs: options.timeout, maxRetries: options.maxRetries });
+  return init;
 }
 
 /**

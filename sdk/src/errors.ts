@@ -4,6 +4,7 @@
  * answer came at all. The message a user sees is the server's.
  */
 import type { components } from './generated/openapi.js';
+import { retryAfterMs } from './retry-after.js';
 
 /** A stable error code of the server (the contract's `ErrorCode`). */
 export type ErrorCode = components['schemas']['ErrorCode'];
@@ -75,6 +76,17 @@ export class UnprocessableEntityError extends APIError {
 /** 429: too many requests, or the caller is banned for a while (`Retry-After`). */
 export class RateLimitError extends APIError {
   override name = 'RateLimitError';
+  /**
+   * Seconds to wait before trying again, from the answer's `retry-after-ms` or `Retry-After`
+   * (whole seconds, rounded up); undefined when the answer named no wait.
+   */
+  readonly retryAfter: number | undefined;
+
+  constructor(status: number, body: unknown, headers: Headers, message?: string) {
+    super(status, body, headers, message);
+    const wait = retryAfterMs(headers);
+    this.retryAfter = wait === undefined ? undefined : Math.ceil(wait / 1000);
+  }
 }
 /** 5xx: the server failed, or its database is unavailable. */
 export class InternalServerError extends APIError {
@@ -92,8 +104,25 @@ export class APIConnectionError extends SvcError {
 /** No answer within the configured timeout. */
 export class APIConnectionTimeoutError extends APIConnectionError {
   override name = 'APIConnectionTimeoutError';
-  constructor(timeoutMs: number) {
-    super(`The svc server did not answer within ${timeoutMs} ms`);
+  constructor(timeoutMs: number, url?: string) {
+    super(`The svc server did not answer within ${timeoutMs} ms${url === undefined ? '' : ` (${url})`}`);
+  }
+}
+
+/**
+ * The caller aborted the call (its `signal` fired, or a stream's `controller.abort()` was called).
+ * Never retried. `cause` is the signal's reason.
+ *
+ * @example
+ * const controller = new AbortController();
+ * const call = client.keys.list({ signal: controller.signal });
+ * controller.abort();
+ * await call.catch((error) => error instanceof APIUserAbortError); // true
+ */
+export class APIUserAbortError extends SvcError {
+  override name = 'APIUserAbortError';
+  constructor(options?: { cause?: unknown }) {
+    super('The call was aborted', options);
   }
 }
 

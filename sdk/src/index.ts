@@ -3,6 +3,7 @@
  */
 export { Client, openaiBaseUrl, type ClientOptions } from './client.js';
 export type { ApiKeySource } from './auth-middleware.js';
+export type { RequestOptions } from './request-options.js';
 export { MemoryTokenStore, type TokenStore, type StoredSession } from './token-store.js';
 export {
   SvcError,
@@ -17,10 +18,12 @@ export {
   InternalServerError,
   APIConnectionError,
   APIConnectionTimeoutError,
+  APIUserAbortError,
   type ErrorCode,
   type ErrorBody,
 } from './errors.js';
 export type * from './types.js';
+export { Stream } from './stream.js';
 export type { HealthResource } from './resources/health.js';
 export type { SetupResource } from './resources/setup.js';
 export type { AuthResource } from './resources/auth.js';

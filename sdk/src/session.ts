@@ -19,6 +19,8 @@ export class Session {
   readonly #store: TokenStore;
   readonly #api: FetchClient<paths>;
   #refreshing: Promise<void> | null = null;
+  /** Access tokens this session handed out for calls: only those are refreshed when the server calls them expired. */
+  readonly #sentTokens = new Set<string>();
 
   constructor(store: TokenStore, api: FetchClient<paths>) {
     this.#store = store;
@@ -65,6 +67,7 @@ export class Session {
   async logout(): Promise<void> {
     const session = await this.#store.get();
     await this.#store.clear();
+    this.#sentTokens.clear();
     if (session === null) return;
     if (session.refreshToken === null) await unwrap(this.#api.POST('/v1/auth/session/logout', { body: {} }));
     else await unwrap(this.#api.POST('/v1/auth/logout', { body: { refresh_token: session.refreshToken } }));
@@ -74,9 +77,26 @@ export class Session {
   async accessToken(): Promise<string | null> {
     const session = await this.#store.get();
     if (session === null) return null;
-    if (Date.now() < session.accessTokenExpiresAt - EXPIRY_MARGIN_MS) return session.accessToken;
+    if (Date.now() < session.accessTokenExpiresAt - EXPIRY_MARGIN_MS) return this.#sent(session.accessToken);
     await this.refresh(session.accessToken);
-    return (await this.#store.get())?.accessToken ?? null;
+    const fresh = (await this.#store.get())?.accessToken;
+    return fresh === undefined ? null : this.#sent(fresh);
+  }
+
+  /**
+   * The server answered 401 `token_expired` to a call that carried `staleAccessToken`: when this
+   * session sent that token, refresh (once, shared with every other caller) and resolve to the token
+   * to replay the call with; null for a token this session did not send (the caller's own header).
+   */
+  async replaceExpired(staleAccessToken: string): Promise<string | null> {
+    if (!this.#sentTokens.has(staleAccessToken)) return null;
+    await this.refresh(staleAccessToken);
+    return this.accessToken();
+  }
+
+  #sent(token: string): string {
+    this.#sentTokens.add(token);
+    return token;
   }
 
   /**

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, it, vi } from 'vitest';
 import { delay, http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
   APIError,
+  APIUserAbortError,
+  SvcError,
   Client,
   ConflictError,
   InternalServerError,
@@ -17,7 +19,6 @@ import {
   type Me,
   type User,
 } from './index.js';
-import { createTransport } from './transport.js';
 import { BASE_URL, adminMe, errorBody, alice } from './testing/fixtures.js';
 
 
@@ -46,6 +47,31 @@ const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
+
+/**
+ * Runs `call` on a fake clock: every wait of the transport (backoff, `Retry-After`) passes at once,
+ * and the fake clock's total says how long the call would have waited. Between two timers, real I/O
+ * (msw answering) gets a turn. Bounded: a call still pending after 50 timers fails the test.
+ */
+async function onFakeClock<T>(call: () => Promise<T>): Promise<{ outcome: T | unknown; waitedMs: number }> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  const start = Date.now();
+  try {
+    let settled = false;
+    const outcome = call().then(
+      (value) => value,
+      (error: unknown) => error,
+    ).finally(() => (settled = true));
+    for (let step = 0; !settled && step < 50; step += 1) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (!settled && vi.getTimerCount() > 0) await vi.advanceTimersToNextTimerAsync();
+    }
+    assert.ok(settled, 'the call did not settle within 50 timers');
+    return { outcome: await outcome, waitedMs: Date.now() - start };
+  } finally {
+    vi.useRealTimers();
+  }
+}
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
@@ -96,8 +122,26 @@ describe('transport retries', () => {
         return attempts < 3 ? HttpResponse.json(errorBody('internal_error', 'Internal server error', 'server_error'), { status: 500 }) : HttpResponse.json(me);
       }),
     );
-    assert.deepEqual(await newClient().auth.me(), me);
+    const { outcome, waitedMs } = await onFakeClock(() => newClient().auth.me());
+    assert.deepEqual(outcome, me);
     assert.equal(attempts, 3);
+    // 0.5 s then 1 s, each with up to 25 % jitter taken off.
+    assert.ok(waitedMs >= 0.75 * 1500 && waitedMs <= 1500, `waited ${waitedMs} ms`);
+  });
+
+  it('Should cap the backoff at 8 s', async () => {
+    let attempts = 0;
+    server.use(
+      http.get(`${BASE_URL}/v1/auth/me`, () => {
+        attempts += 1;
+        return HttpResponse.json(errorBody('internal_error', 'Internal server error', 'server_error'), { status: 500 });
+      }),
+    );
+    const { outcome, waitedMs } = await onFakeClock(() => newClient({ maxRetries: 6 }).auth.me());
+    assert.ok(outcome instanceof InternalServerError);
+    assert.equal(attempts, 7);
+    // 0.5 + 1 + 2 + 4 + 8 + 8 s at most (the last two capped), at least 75 % of it.
+    assert.ok(waitedMs >= 0.75 * 23_500 && waitedMs <= 23_500, `waited ${waitedMs} ms`);
   });
 
   it('Should make as many attempts as maxRetries allows', async () => {
@@ -215,9 +259,9 @@ describe('transport waits the server asks for', () => {
   });
 
   it('Should honour Retry-After in seconds', async () => {
-    const { attempts, result } = await attemptsAfter429({ 'retry-after': '1' });
-    assert.equal(attempts, 2);
-    assert.deepEqual(result, me);
+    const { outcome, waitedMs } = await onFakeClock(() => attemptsAfter429({ 'retry-after': '7' }));
+    assert.deepEqual(outcome, { attempts: 2, result: me });
+    assert.equal(waitedMs, 7000);
   });
 
   it('Should honour Retry-After as an HTTP date', async () => {
@@ -256,12 +300,12 @@ describe('transport connection failures and timeouts', () => {
         return HttpResponse.error();
       }),
     );
-    const error = await rejection(newClient().auth.me());
+    const { outcome: error } = await onFakeClock(() => newClient().auth.me());
     assert.equal(attempts, 3);
     assert.ok(error instanceof APIConnectionError);
     assert.ok(!(error instanceof APIConnectionTimeoutError));
     assert.ok(!(error instanceof APIError));
-    assert.match(error.message, /Could not reach the svc server/);
+    assert.match(error.message, /Could not reach the svc server at http:\/\/svc\.test\/v1\/auth\/me/);
     assert.ok(error.cause !== undefined);
   });
 
@@ -331,7 +375,7 @@ describe('transport connection failures and timeouts', () => {
     assert.equal(attempts, 1);
   });
 
-  it('Should not retry a GET the caller aborted', async () => {
+  it('Should not retry a GET the caller aborted, and throw APIUserAbortError', async () => {
     let entered!: () => void;
     const arrived = new Promise<void>((resolve) => (entered = resolve));
     server.use(
@@ -342,19 +386,20 @@ describe('transport connection failures and timeouts', () => {
       }),
     );
     let fetches = 0;
-    const send = createTransport({
+    const client = newClient({
       fetch: (input, init) => {
         fetches += 1;
         return globalThis.fetch(input, init);
       },
-      timeoutMs: 60_000,
-      maxRetries: 2,
     });
     const caller = new AbortController();
-    const call = send(new Request(`${BASE_URL}/v1/auth/me`, { signal: caller.signal }));
+    const call = client.auth.me({ signal: caller.signal });
     await arrived;
     caller.abort();
-    await assert.rejects(call, { name: 'AbortError' });
+    const error = await rejection(call);
+    assert.ok(error instanceof APIUserAbortError);
+    assert.ok(error instanceof SvcError);
+    assert.ok(!(error instanceof APIConnectionError));
     assert.equal(fetches, 1);
   });
 });

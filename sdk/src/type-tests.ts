@@ -8,7 +8,7 @@
  * must compile as they are.
  */
 import type { Client as FetchClient } from 'openapi-fetch';
-import type { APIError, Client, ErrorCode, Me, PermissionInput, TokenPair, User, paths } from './index.js';
+import type { APIError, ChatCompletionChunk, ChatCompletionRequest, Client, EmbeddingList, ErrorCode, Me, PermissionInput, RateLimitError, Stream, TokenPair, User, paths } from './index.js';
 
 /** The public Client: bodies, required fields and permission names are checked against the contract. */
 export async function clientCallsAreTyped(client: Client): Promise<void> {
@@ -126,4 +126,80 @@ export function errorCodesAreTyped(error: APIError): string {
     default:
       return error.code;
   }
+}
+
+/** Inference bodies: OpenAI's fields and content parts are typed; unknown fields do not compile. */
+export async function inferenceCallsAreTyped(client: Client): Promise<void> {
+  // Positive: content as an array of parts, OpenAI's sampling fields, tools and stream options.
+  await client.inference.chatCompletion({
+    model: 'my-echo',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image_url', image_url: { url: 'https://example.com/cat.png', detail: 'low' } }] },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call-1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'call-1', content: '42' },
+    ],
+    temperature: 0.2,
+    top_p: 0.9,
+    max_completion_tokens: 64,
+    stop: ['\n'],
+    seed: 7,
+    tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+    tool_choice: 'auto',
+    response_format: { type: 'json_object' },
+  });
+  const stream: Stream<ChatCompletionChunk> = client.inference.streamChatCompletion({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } });
+  const [left, right]: [Stream<ChatCompletionChunk>, Stream<ChatCompletionChunk>] = stream.tee();
+  const bytes: ReadableStream<Uint8Array> = left.toReadableStream();
+  right.controller.abort();
+  void bytes;
+  for await (const chunk of client.inference.streamCompletion({ model: 'm', prompt: 'p' })) {
+    const tokens: number | undefined = chunk.usage?.total_tokens;
+    void tokens;
+  }
+  // A field the contract does not name (a typo) does not compile, in every inference body.
+  // @ts-expect-error temprature is not a field: temperature is
+  await client.inference.chatCompletion({ model: 'm', messages: [{ role: 'user', content: 'hi' }], temprature: 0.2 });
+  // @ts-expect-error max_token is not a field: max_tokens is
+  await client.inference.completion({ model: 'm', prompt: 'p', max_token: 5 });
+  // @ts-expect-error inputs is not a field: input is
+  await client.inference.embeddings({ model: 'm', inputs: ['a'] });
+  // @ts-expect-error contnet is not a message field
+  await client.inference.chatCompletion({ model: 'm', messages: [{ role: 'user', contnet: 'hi' }] });
+  // @ts-expect-error a content part needs its type
+  await client.inference.chatCompletion({ model: 'm', messages: [{ role: 'user', content: [{ text: 'hi' }] }] });
+  // @ts-expect-error a content part's text is a string
+  await client.inference.chatCompletion({ model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 42 }] }] });
+  // @ts-expect-error temperature is a number
+  await client.inference.chatCompletion({ model: 'm', messages: [{ role: 'user', content: 'hi' }], temperature: 'warm' });
+  // @ts-expect-error gpu_count is not a launch field
+  await client.models.launch({ model_name: 'echo', gpu_count: 1 });
+  // A field outside the contract still reaches the server through a type assertion.
+  await client.inference.chatCompletion({ model: 'm', messages: [{ role: 'user', content: 'hi' }], top_k: 40 } as ChatCompletionRequest);
+
+  // Embeddings: number[] by default and for float; a base64 string for base64.
+  const floats: EmbeddingList = await client.inference.embeddings({ model: 'm', input: 'a' });
+  const first: number | undefined = floats.data[0]?.embedding[0];
+  const explicit: number[] | undefined = (await client.inference.embeddings({ model: 'm', input: 'a', encoding_format: 'float' })).data[0]?.embedding;
+  const encoded: string | undefined = (await client.inference.embeddings({ model: 'm', input: 'a', encoding_format: 'base64' })).data[0]?.embedding;
+  // @ts-expect-error a base64 embedding is a string, not numbers
+  const notNumbers: number[] | undefined = (await client.inference.embeddings({ model: 'm', input: 'a', encoding_format: 'base64' })).data[0]?.embedding;
+  void first;
+  void explicit;
+  void encoded;
+  void notNumbers;
+}
+
+/** Per-call options come last, as in openai-node. */
+export async function perCallOptionsAreTyped(client: Client, error: RateLimitError): Promise<void> {
+  const controller = new AbortController();
+  await client.auth.me({ signal: controller.signal, timeout: 5_000, maxRetries: 0, headers: { 'x-trace-id': 't' } });
+  await client.keys.list({ owner: 'user-1' }, { maxRetries: 1 });
+  await client.users.create({ username: 'alice', password: 'correct horse battery staple' }, { timeout: 1_000 });
+  // @ts-expect-error timeout is milliseconds, a number
+  await client.auth.me({ timeout: '5s' });
+  // @ts-expect-error retries is not an option: maxRetries is
+  await client.auth.me({ retries: 1 });
+  const seconds: number | undefined = error.retryAfter;
+  void seconds;
 }

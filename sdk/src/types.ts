@@ -6,60 +6,124 @@ import type { components, operations, paths } from './generated/openapi.js';
 /** Every schema of the contract, by name (`Schemas['User']`, …). */
 export type Schemas = components['schemas'];
 
+/**
+ * `T` without its index signature: the contract's named fields only. Request bodies the server passes
+ * on to an upstream model server are open in the contract; the SDK types them closed, so a misspelt
+ * field does not compile. A field the contract does not name still reaches the server through a type
+ * assertion: `{ ...request, top_k: 40 } as ChatCompletionRequest`.
+ */
+/** The contract's schema `Name` (a generic alias, so an interface can extend it and documentation lists its fields). */
+export type Schema<Name extends keyof Schemas> = Schemas[Name];
+
+export type KnownFields<T> = { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
+
 export type { paths, components, operations };
-export type User = Schemas['User'];
-export type UserCreate = Schemas['UserCreate'];
-export type UserUpdate = Schemas['UserUpdate'];
-export type UserPasswordSet = Schemas['UserPasswordSet'];
-export type Me = Schemas['Me'];
-export type TokenPair = Schemas['TokenPair'];
+/** A user account, as the server answers it (never its password). */
+export interface User extends Schema<'User'> {}
+/** The body of `users.create()`. */
+export interface UserCreate extends Schema<'UserCreate'> {}
+/** The body of `users.update()`: any subset of the fields. */
+export interface UserUpdate extends Schema<'UserUpdate'> {}
+/** The body of `users.setPassword()`. */
+export interface UserPasswordSet extends Schema<'UserPasswordSet'> {}
+/** The caller (`auth.me()`): account, how it authenticated, and the permissions in force for this call. */
+export interface Me extends Schema<'Me'> {}
+/** The tokens of a login or refresh. */
+export interface TokenPair extends Schema<'TokenPair'> {}
 /** A browser login: the access token; the refresh token is in an HttpOnly cookie. */
-export type BrowserSession = Schemas['BrowserSession'];
-export type SetupStatus = Schemas['SetupStatus'];
-export type SetupRequest = Schemas['SetupRequest'];
-export type OwnPasswordChange = Schemas['OwnPasswordChange'];
+export interface BrowserSession extends Schema<'BrowserSession'> {}
+/** Whether the first administrator still has to be created, and the password policy. */
+export interface SetupStatus extends Schema<'SetupStatus'> {}
+/** The body of `setup.createAdmin()`. */
+export interface SetupRequest extends Schema<'SetupRequest'> {}
+/** The body of `auth.changePassword()`. */
+export interface OwnPasswordChange extends Schema<'OwnPasswordChange'> {}
 /** Whether the server offers single sign-on (`GET /v1/auth/oidc/config`). */
-export type OidcLoginOptions = Schemas['OidcLoginOptions'];
+export interface OidcLoginOptions extends Schema<'OidcLoginOptions'> {}
 /** A CLI's one-time single sign-on code and its PKCE verifier (`POST /v1/auth/oidc/token`). */
-export type OidcCodeExchange = Schemas['OidcCodeExchange'];
+export interface OidcCodeExchange extends Schema<'OidcCodeExchange'> {}
 /** A started device sign-in (`POST /v1/auth/oidc/device`). */
-export type OidcDeviceAuthorization = Schemas['OidcDeviceAuthorization'];
+export interface OidcDeviceAuthorization extends Schema<'OidcDeviceAuthorization'> {}
 /** The single sign-on configuration, secrets hidden (`GET /v1/admin/oidc`). */
-export type OidcSettings = Schemas['OidcSettings'];
+export interface OidcSettings extends Schema<'OidcSettings'> {}
 export type Permission = Schemas['Permission'];
 export type PermissionInput = Schemas['PermissionInput'];
-export type ApiKey = Schemas['ApiKey'];
-export type ApiKeyCreate = Schemas['ApiKeyCreate'];
-export type ApiKeyCreated = Schemas['ApiKeyCreated'];
-export type ApiKeyUpdate = Schemas['ApiKeyUpdate'];
+/** An API key as listed (never the key itself: see `ApiKeyCreated` and `keys.reveal()`). */
+export interface ApiKey extends Schema<'ApiKey'> {}
+/** The body of `keys.create()`. */
+export interface ApiKeyCreate extends Schema<'ApiKeyCreate'> {}
+/** A new API key, with its plaintext `key`, shown this once. */
+export interface ApiKeyCreated extends Schema<'ApiKeyCreated'> {}
+/** The body of `keys.update()`: any subset of the fields. */
+export interface ApiKeyUpdate extends Schema<'ApiKeyUpdate'> {}
 export type ModelPermission = Schemas['ModelPermission'];
-export type RevealedKey = Schemas['RevealedKey'];
-export type ServiceStatus = Schemas['ServiceStatus'];
-export type ClusterAuth = Schemas['ClusterAuth'];
-export type Model = Schemas['Model'];
-export type ModelList = Schemas['ModelList'];
-export type ModelLaunch = Schemas['ModelLaunch'];
+/** A revealed API key. */
+export interface RevealedKey extends Schema<'RevealedKey'> {}
+/** `health.status()`: the server is up and its database answers. */
+export interface ServiceStatus extends Schema<'ServiceStatus'> {}
+/** `health.authEnabled()`: whether calls need credentials. */
+export interface ClusterAuth extends Schema<'ClusterAuth'> {}
+/** A running model, in the OpenAI model shape plus svc's fields. */
+export interface Model extends Schema<'Model'> {}
+/** The running models the caller may use. */
+export interface ModelList extends Schema<'ModelList'> {}
+/** Launches a model (`POST /v1/models`). Only the contract's fields type-check; the server accepts more (see {@link KnownFields}). */
+export type ModelLaunch = KnownFields<Schemas['ModelLaunch']>;
 export type ModelType = Schemas['ModelType'];
 export type ModelAbility = Schemas['ModelAbility'];
 export type ModelEngine = Schemas['ModelEngine'];
-export type ModelFamilyDefinition = Schemas['ModelFamilyDefinition'];
-export type ModelRegistration = Schemas['ModelRegistration'];
-export type ModelFamilyDescription = Schemas['ModelFamilyDescription'];
-export type ModelInstance = Schemas['ModelInstance'];
-export type UiConfig = Schemas['UiConfig'];
-export type ClusterVersion = Schemas['ClusterVersion'];
-export type ChatMessage = Schemas['ChatMessage'];
-export type ChatCompletionRequest = Schemas['ChatCompletionRequest'];
-export type ChatCompletion = Schemas['ChatCompletion'];
-export type CompletionRequest = Schemas['CompletionRequest'];
-export type Completion = Schemas['Completion'];
-export type EmbeddingRequest = Schemas['EmbeddingRequest'];
-export type EmbeddingList = Schemas['EmbeddingList'];
-export type DirectoryListing = Schemas['DirectoryListing'];
-export type DirectoryEntry = Schemas['DirectoryEntry'];
-export type DeletedEntry = Schemas['DeletedEntry'];
-export type LogLines = Schemas['LogLines'];
+/** A custom model family. Only the contract's fields type-check. */
+export type ModelFamilyDefinition = KnownFields<Schemas['ModelFamilyDefinition']>;
+/** A built-in or registered model family. */
+export interface ModelRegistration extends Schema<'ModelRegistration'> {}
+/** A family's full definition (`GET /v1/model_registrations/{model_type}/{model_name}`). */
+export interface ModelFamilyDescription extends Schema<'ModelFamilyDescription'> {}
+/** A running model's instance (`GET /v1/models/instances`). */
+export interface ModelInstance extends Schema<'ModelInstance'> {}
+/** What the reference web UI reads before login (`GET /v1/cluster/ui_config`). */
+export interface UiConfig extends Schema<'UiConfig'> {}
+/** The server's version in the reference server's shape (`GET /v1/cluster/version`). */
+export interface ClusterVersion extends Schema<'ClusterVersion'> {}
+/** One part of a message's content: `{ type: 'text', text }`, `{ type: 'image_url', image_url: { url } }`, … */
+export type ChatContentPart = KnownFields<Schemas['ChatContentPart']>;
+/** One message of a chat; `content` is text, an array of {@link ChatContentPart}s, or null. */
+export type ChatMessage = Omit<KnownFields<Schemas['ChatMessage']>, 'content'> & {
+  content?: string | ChatContentPart[] | null;
+};
+/**
+ * A chat request: OpenAI's fields (`temperature`, `tools`, `stream_options`, …) are typed, and a
+ * field the contract does not name (a typo such as `temprature`) does not compile.
+ */
+export type ChatCompletionRequest = Omit<KnownFields<Schemas['ChatCompletionRequest']>, 'messages'> & {
+  messages: ChatMessage[];
+};
+/** The answer of a chat completion. */
+export interface ChatCompletion extends Schema<'ChatCompletion'> {}
+/** A text completion request; only the contract's fields type-check. */
+export type CompletionRequest = KnownFields<Schemas['CompletionRequest']>;
+/** The answer of a text completion. */
+export interface Completion extends Schema<'Completion'> {}
+/** An embeddings request; only the contract's fields type-check. */
+export type EmbeddingRequest = KnownFields<Schemas['EmbeddingRequest']>;
+/** One embedding: `number[]` for `encoding_format` `float` (the default), a base64 string for `base64`. */
+export type Embedding<Vector extends number[] | string = number[]> = Omit<KnownFields<Schemas['EmbeddingList']['data'][number]>, 'embedding'> & {
+  embedding: Vector;
+};
+/** The answer of `POST /v1/embeddings`, typed by the `encoding_format` asked for (see `client.inference.embeddings`). */
+export type EmbeddingList<Vector extends number[] | string = number[]> = Omit<KnownFields<Schemas['EmbeddingList']>, 'data'> & {
+  data: Embedding<Vector>[];
+};
+/** The entries of a managed directory (model cache, virtual environments). */
+export interface DirectoryListing extends Schema<'DirectoryListing'> {}
+/** One entry of a managed directory. */
+export interface DirectoryEntry extends Schema<'DirectoryEntry'> {}
+/** What a delete in a managed directory removed. */
+export interface DeletedEntry extends Schema<'DeletedEntry'> {}
+/** The server's recent log lines. */
+export interface LogLines extends Schema<'LogLines'> {}
 export type LogLine = Schemas['LogLines']['lines'][number];
+/** Token counts of an inference answer. */
+export interface Usage extends Schema<'Usage'> {}
 
 /** One chunk of a streamed chat completion (OpenAI's `chat.completion.chunk`). */
 export interface ChatCompletionChunk {
@@ -68,6 +132,8 @@ export interface ChatCompletionChunk {
   created: number;
   model: string;
   choices: { index: number; delta: { role?: string; content?: string | null; [field: string]: unknown }; finish_reason: string | null }[];
+  /** With `stream_options: { include_usage: true }`: null on every chunk but the last, whose `choices` is empty. */
+  usage?: Usage | null;
   [field: string]: unknown;
 }
 
@@ -78,17 +144,28 @@ export interface CompletionChunk {
   created: number;
   model: string;
   choices: { index: number; text: string; finish_reason: string | null }[];
+  /** With `stream_options: { include_usage: true }`: null on every chunk but the last, whose `choices` is empty. */
+  usage?: Usage | null;
   [field: string]: unknown;
 }
-export type SecuritySettings = Schemas['SecuritySettings'];
-export type SecuritySettingsUpdate = Schemas['SecuritySettingsUpdate'];
-export type BannedIp = Schemas['BannedIp'];
-export type BannedKey = Schemas['BannedKey'];
-export type LockedAccount = Schemas['LockedAccount'];
-export type AuditRecord = Schemas['AuditRecord'];
-export type AuditSearchResult = Schemas['AuditSearchResult'];
-export type AuditFilterOptions = Schemas['AuditFilterOptions'];
-export type AuditVerification = Schemas['AuditVerification'];
+/** The brute-force protection settings in force. */
+export interface SecuritySettings extends Schema<'SecuritySettings'> {}
+/** Any subset of the brute-force settings. */
+export interface SecuritySettingsUpdate extends Schema<'SecuritySettingsUpdate'> {}
+/** An active ban of a client IP. */
+export interface BannedIp extends Schema<'BannedIp'> {}
+/** An active ban of an (IP, credential) pair. */
+export interface BannedKey extends Schema<'BannedKey'> {}
+/** An account locked after failed logins. */
+export interface LockedAccount extends Schema<'LockedAccount'> {}
+/** One record of the audit trail. */
+export interface AuditRecord extends Schema<'AuditRecord'> {}
+/** One page of audit records and the total. */
+export interface AuditSearchResult extends Schema<'AuditSearchResult'> {}
+/** Distinct values of each filterable audit field in a time range. */
+export interface AuditFilterOptions extends Schema<'AuditFilterOptions'> {}
+/** The result of checking the audit trail's hash chain. */
+export interface AuditVerification extends Schema<'AuditVerification'> {}
 /** The filters of an audit search or export (`time_from` defaults to `now-1h`). */
 export type AuditFilters = Omit<NonNullable<operations['exportAudit']['parameters']['query']>, 'format'>;
 /** The query of `GET /v1/audit/search`: the filters plus paging. */

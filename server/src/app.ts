@@ -20,6 +20,7 @@ import { AccessTokens } from './crypto/access-tokens.js';
 import { KeyEncryption } from './crypto/key-encryption.js';
 import { ApiError } from './errors.js';
 import { answerClientError } from './http/client-errors.js';
+import { registerCors } from './http/cors.js';
 import { clientIp, trustedProxyFunction, type TrustFunction } from './http/client-ip.js';
 import { respond, toErrorResponse, type ErrorResponse } from './http/error-responses.js';
 import { auditHandlers } from './routes/audit-routes.js';
@@ -145,6 +146,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     app.decorateRequest('principal', null);
     app.decorateRequest('audit', null as unknown as AuditContext);
     app.removeContentTypeParser('text/plain');
+    await registerCors(app, config.corsOrigins);
     registerErrorHandling(app, services, trust);
     registerRoutes(app, services, new Authenticator(storage, services.accessTokens), bodyCompiler);
     registerAudit(app, services);

@@ -51,6 +51,11 @@ export interface ServerConfig {
    * `X-Real-IP` name the client. Empty: the peer address is the client. @default []
    */
   trustedProxies: string[];
+  /**
+   * `SVC_CORS_ORIGINS`: the exact origins (`https://app.example.com`) whose browser scripts may call
+   * the API, or `['*']` for any origin without credentials. Empty: no CORS headers. @default []
+   */
+  corsOrigins: string[];
   /** `SVC_AUDIT_RETENTION_DAYS`: audit records older than this are pruned. @default 90 */
   auditRetentionDays: number;
   /** Single sign-on through an OpenID provider (`SVC_OIDC_*`); null when `SVC_OIDC_ISSUER` is unset. */
@@ -148,6 +153,7 @@ export function loadConfig(env: Environment = process.env): ServerConfig {
     upstreamTimeoutMs: parsePositiveInteger(env, 'SVC_UPSTREAM_TIMEOUT_SECONDS', 300, 24 * 60 * 60) * 1000,
     frontend: frontendConfig(env),
     trustedProxies: parseTrustedProxies(env),
+    corsOrigins: parseCorsOrigins(env),
     auditRetentionDays: parsePositiveInteger(env, 'SVC_AUDIT_RETENTION_DAYS', 90, 36500),
     oidc: oidcConfig(env),
     warnings: removedVariableWarnings(env),
@@ -343,4 +349,30 @@ function parseGroupPermissions(env: Environment): Record<string, Permission[]> {
     mapping[group] = [...new Set(permissions as Permission[])];
   }
   return mapping;
+}
+
+function parseCorsOrigins(env: Environment): string[] {
+  const name = 'SVC_CORS_ORIGINS';
+  const value = nonEmpty(env, name);
+  if (value === undefined) return [];
+  const entries = [...new Set(value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))];
+  if (entries.includes('*')) {
+    if (entries.length > 1) throw new ConfigError(`${name}=${JSON.stringify(value)}: "*" (any origin) cannot be combined with listed origins; use either * or a list of origins`);
+    return entries;
+  }
+  for (const entry of entries) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(entry);
+      origin = ['http:', 'https:'].includes(url.protocol) && !entry.includes('*') ? url.origin : undefined;
+    } catch {
+      origin = undefined;
+    }
+    if (origin !== entry) {
+      throw new ConfigError(
+        `${name}=${JSON.stringify(value)}: ${JSON.stringify(entry)} is not an origin; use exact origins (scheme://host[:port], no path or trailing slash) separated by commas, such as https://app.example.com,http://localhost:5173`,
+      );
+    }
+  }
+  return entries;
 }

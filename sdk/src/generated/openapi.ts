@@ -1949,17 +1949,111 @@ export type components = {
             /** @enum {string} */
             role: "system" | "developer" | "user" | "assistant" | "tool" | "function";
             /** @description Text, an array of content parts, or null (assistant tool calls). */
-            content?: string | Record<string, never>[] | null;
+            content?: string | components["schemas"]["ChatContentPart"][] | null;
             name?: string;
+            /** @description The call a `tool` message answers. */
+            tool_call_id?: string;
+            /** @description The tools an `assistant` message called. */
+            tool_calls?: components["schemas"]["ChatToolCall"][];
+            refusal?: string | null;
         } & {
             [key: string]: unknown;
         };
+        /** @description One part of a message's content, as OpenAI defines them: `{"type": "text", "text": …}`, `image_url`, `input_audio` or `file`. Other part types are passed to an upstream unchanged. */
+        ChatContentPart: {
+            /** @description `text`, `image_url`, `input_audio`, `file`, … */
+            type: string;
+            text?: string;
+            image_url?: {
+                url: string;
+                /** @enum {string} */
+                detail?: "auto" | "low" | "high";
+            } & {
+                [key: string]: unknown;
+            };
+            input_audio?: {
+                data: string;
+                format: string;
+            } & {
+                [key: string]: unknown;
+            };
+            file?: {
+                file_data?: string;
+                file_id?: string;
+                filename?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ChatToolCall: {
+            id: string;
+            type: string;
+            function: {
+                name: string;
+                arguments: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ChatTool: {
+            type: string;
+            function?: {
+                name: string;
+                description?: string;
+                parameters?: {
+                    [key: string]: unknown;
+                };
+                strict?: boolean | null;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `include_usage: true` adds a last chunk with `usage` (and empty `choices`) before `[DONE]`; every other chunk carries `usage: null`. */
+        StreamOptions: ({
+            include_usage?: boolean;
+        } & {
+            [key: string]: unknown;
+        }) | null;
+        /** @description Up to 4 sequences where generation stops. */
+        StopSequences: string | string[] | null;
         /** @description OpenAI's chat request; fields svc does not use are passed to an upstream unchanged. */
         ChatCompletionRequest: {
             model: string;
             messages: components["schemas"]["ChatMessage"][];
             stream?: boolean | null;
             max_tokens?: number | null;
+            max_completion_tokens?: number | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            n?: number | null;
+            stop?: components["schemas"]["StopSequences"];
+            presence_penalty?: number | null;
+            frequency_penalty?: number | null;
+            logit_bias?: {
+                [key: string]: number;
+            } | null;
+            seed?: number | null;
+            user?: string;
+            stream_options?: components["schemas"]["StreamOptions"];
+            logprobs?: boolean | null;
+            top_logprobs?: number | null;
+            tools?: components["schemas"]["ChatTool"][];
+            /** @description `none`, `auto`, `required`, or `{"type": "function", "function": {"name": …}}`. */
+            tool_choice?: string | {
+                [key: string]: unknown;
+            };
+            parallel_tool_calls?: boolean;
+            response_format?: {
+                type: string;
+            } & {
+                [key: string]: unknown;
+            };
         } & {
             [key: string]: unknown;
         };
@@ -1968,6 +2062,22 @@ export type components = {
             prompt: string | string[];
             stream?: boolean | null;
             max_tokens?: number | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            n?: number | null;
+            stop?: components["schemas"]["StopSequences"];
+            presence_penalty?: number | null;
+            frequency_penalty?: number | null;
+            logit_bias?: {
+                [key: string]: number;
+            } | null;
+            seed?: number | null;
+            user?: string;
+            stream_options?: components["schemas"]["StreamOptions"];
+            logprobs?: number | null;
+            echo?: boolean | null;
+            suffix?: string | null;
+            best_of?: number | null;
         } & {
             [key: string]: unknown;
         };
@@ -1979,6 +2089,9 @@ export type components = {
              * @enum {string}
              */
             encoding_format?: "float" | "base64";
+            /** @description The length of the embeddings, for models that can shorten them (passed to an upstream). */
+            dimensions?: number;
+            user?: string;
         } & {
             [key: string]: unknown;
         };
@@ -2410,11 +2523,51 @@ export type components = {
             content: {
                 /**
                  * @example {
+                 *       "detail": "Not authenticated: send Authorization: Bearer <access token or API key>",
+                 *       "error": {
+                 *         "message": "Not authenticated: send Authorization: Bearer <access token or API key>",
+                 *         "type": "authentication_error",
+                 *         "code": "missing_credentials"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Wrong username or password, or a disabled account. */
+        LoginFailed: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
                  *       "detail": "Incorrect username or password",
                  *       "error": {
                  *         "message": "Incorrect username or password",
                  *         "type": "authentication_error",
                  *         "code": "invalid_credentials"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The refresh token (or session cookie) is unknown, expired, revoked or was used already. */
+        RefreshFailed: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Invalid or expired refresh token; log in again",
+                 *       "error": {
+                 *         "message": "Invalid or expired refresh token; log in again",
+                 *         "type": "authentication_error",
+                 *         "code": "invalid_refresh_token"
                  *       }
                  *     }
                  */
@@ -2440,8 +2593,8 @@ export type components = {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No such resource (or not one the caller may see). */
-        NotFound: {
+        /** @description No such user. */
+        UserNotFound: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2453,6 +2606,101 @@ export type components = {
                  *         "message": "User not found",
                  *         "type": "not_found_error",
                  *         "code": "user_not_found"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such API key (or not one the caller may see). */
+        ApiKeyNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "API key not found",
+                 *       "error": {
+                 *         "message": "API key not found",
+                 *         "type": "not_found_error",
+                 *         "code": "api_key_not_found"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such running model (or not one the caller may use). */
+        ModelNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Model my-echo not found",
+                 *       "error": {
+                 *         "message": "Model my-echo not found",
+                 *         "type": "not_found_error",
+                 *         "code": "model_not_found"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such model family. */
+        ModelFamilyNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "No LLM model family named my-family",
+                 *       "error": {
+                 *         "message": "No LLM model family named my-family",
+                 *         "type": "not_found_error",
+                 *         "code": "model_family_not_found"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Single sign-on is not configured on this server (`SVC_OIDC_ISSUER` is unset). */
+        SsoNotConfigured: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Single sign-on is not configured on this server (SVC_OIDC_ISSUER is unset)",
+                 *       "error": {
+                 *         "message": "Single sign-on is not configured on this server (SVC_OIDC_ISSUER is unset)",
+                 *         "type": "not_found_error",
+                 *         "code": "oidc_not_configured"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such entry in the directory. */
+        EntryNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "No cached model named qwen-chat",
+                 *       "error": {
+                 *         "message": "No cached model named qwen-chat",
+                 *         "type": "not_found_error",
+                 *         "code": "entry_not_found"
                  *       }
                  *     }
                  */
@@ -2881,7 +3129,7 @@ export interface operations {
         responses: {
             200: components["responses"]["TokenPair"];
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["LoginFailed"];
         };
     };
     loginLegacy: {
@@ -2905,7 +3153,7 @@ export interface operations {
         responses: {
             200: components["responses"]["TokenPair"];
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["LoginFailed"];
         };
     };
     refreshTokens: {
@@ -2928,7 +3176,7 @@ export interface operations {
         responses: {
             200: components["responses"]["TokenPair"];
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["RefreshFailed"];
         };
     };
     logout: {
@@ -2987,7 +3235,7 @@ export interface operations {
         responses: {
             200: components["responses"]["BrowserSession"];
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["LoginFailed"];
         };
     };
     refreshBrowserSession: {
@@ -3009,7 +3257,7 @@ export interface operations {
         responses: {
             200: components["responses"]["BrowserSession"];
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["RefreshFailed"];
         };
     };
     endBrowserSession: {
@@ -3093,7 +3341,7 @@ export interface operations {
         responses: {
             302: components["responses"]["Redirect"];
             400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SsoNotConfigured"];
             502: components["responses"]["BadGateway"];
         };
     };
@@ -3119,7 +3367,7 @@ export interface operations {
             302: components["responses"]["Redirect"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SsoNotConfigured"];
             409: components["responses"]["Conflict"];
             502: components["responses"]["BadGateway"];
         };
@@ -3146,7 +3394,7 @@ export interface operations {
             200: components["responses"]["TokenPair"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SsoNotConfigured"];
         };
     };
     startOidcDeviceLogin: {
@@ -3183,7 +3431,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SsoNotConfigured"];
             502: components["responses"]["BadGateway"];
         };
     };
@@ -3208,7 +3456,7 @@ export interface operations {
             200: components["responses"]["TokenPair"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SsoNotConfigured"];
             409: components["responses"]["Conflict"];
             502: components["responses"]["BadGateway"];
         };
@@ -3224,7 +3472,7 @@ export interface operations {
         responses: {
             302: components["responses"]["Redirect"];
             400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SsoNotConfigured"];
             502: components["responses"]["BadGateway"];
         };
     };
@@ -3449,7 +3697,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
         };
     };
     updateUser: {
@@ -3477,7 +3725,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -3503,7 +3751,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -3538,7 +3786,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
         };
     };
     getUserPermissions: {
@@ -3557,7 +3805,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
         };
     };
     setUserPermissions: {
@@ -3588,7 +3836,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -3706,7 +3954,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
         };
     };
     getApiKey: {
@@ -3725,7 +3973,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ApiKeyNotFound"];
         };
     };
     updateApiKey: {
@@ -3753,7 +4001,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ApiKeyNotFound"];
         };
     };
     deleteApiKey: {
@@ -3778,7 +4026,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ApiKeyNotFound"];
         };
     };
     revealApiKey: {
@@ -3813,7 +4061,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ApiKeyNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -3850,7 +4098,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ApiKeyNotFound"];
         };
     };
     unbanApiKey: {
@@ -3878,7 +4126,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ApiKeyNotFound"];
         };
     };
     unbanApiKeyEverywhere: {
@@ -3897,7 +4145,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ApiKeyNotFound"];
         };
     };
     getApiKeyModelPermissions: {
@@ -3916,7 +4164,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ApiKeyNotFound"];
         };
     };
     setApiKeyModelPermissions: {
@@ -3953,7 +4201,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ApiKeyNotFound"];
         };
     };
     listModels: {
@@ -4063,7 +4311,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelFamilyNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -4132,7 +4380,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelNotFound"];
         };
     };
     getModel: {
@@ -4181,7 +4429,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelNotFound"];
         };
     };
     stopModel: {
@@ -4230,7 +4478,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelNotFound"];
         };
     };
     listModelRegistrations: {
@@ -4386,7 +4634,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelFamilyNotFound"];
         };
     };
     unregisterModel: {
@@ -4407,7 +4655,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelFamilyNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -4476,7 +4724,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelNotFound"];
             502: components["responses"]["BadGateway"];
             504: components["responses"]["GatewayTimeout"];
         };
@@ -4538,7 +4786,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelNotFound"];
             502: components["responses"]["BadGateway"];
             504: components["responses"]["GatewayTimeout"];
         };
@@ -4595,7 +4843,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ModelNotFound"];
             502: components["responses"]["BadGateway"];
             504: components["responses"]["GatewayTimeout"];
         };
@@ -4652,7 +4900,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["EntryNotFound"];
         };
     };
     listVirtualenvs: {
@@ -4707,7 +4955,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["EntryNotFound"];
         };
     };
     getClusterLogs: {

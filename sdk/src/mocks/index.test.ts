@@ -5,11 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
-import { http } from 'msw';
+import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { ResponseValidator } from '@svc/server';
 import { Client } from '../client.js';
-import { AuthenticationError, ConflictError, SvcError } from '../errors.js';
+import { APIError, AuthenticationError, ConflictError, SvcError } from '../errors.js';
+import type { AuditRecord, ChatCompletionChunk } from '../types.js';
 import { operationExamples, type OperationExample } from '../generated/examples.js';
 import { createHandlers, errorResponse } from './index.js';
 
@@ -164,6 +165,84 @@ describe('createHandlers', () => {
       assert.equal(body.error.message, body.detail);
       assert.equal(response.headers.get('www-authenticate'), expected.authenticate);
     }
+  });
+
+  it('streams a chat completion asked for with stream: true as server-sent events, and the SDK reads it', async () => {
+    const client = new Client({ baseUrl, apiKey: 'sk-svc-anything' });
+    const chunks: ChatCompletionChunk[] = [];
+    for await (const chunk of client.inference.streamChatCompletion({ model: 'my-echo', messages: [{ role: 'user', content: 'Hello' }] })) chunks.push(chunk);
+    assert.ok(chunks.length >= 3);
+    assert.equal(chunks[0]?.choices[0]?.delta.role, 'assistant');
+    assert.equal(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join(''), 'Hello');
+    assert.equal(chunks.at(-1)?.choices[0]?.finish_reason, 'stop');
+    assert.ok(chunks.every((chunk) => chunk.object === 'chat.completion.chunk' && !('usage' in chunk)));
+
+    const raw = await fetch(`${baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-svc-anything', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'my-echo', stream: true, messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+    assert.match(raw.headers.get('content-type') ?? '', /^text\/event-stream/);
+    assert.match(await raw.text(), /data: \[DONE\]\n\n$/);
+  });
+
+  it('streams the usage chunk for stream_options.include_usage, and text completions too', async () => {
+    const client = new Client({ baseUrl, apiKey: 'sk-svc-anything' });
+    const chunks: ChatCompletionChunk[] = [];
+    for await (const chunk of client.inference.streamChatCompletion({ model: 'my-echo', stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Hello' }] })) {
+      chunks.push(chunk);
+    }
+    assert.deepEqual(chunks.at(-1)?.choices, []);
+    assert.equal(chunks.at(-1)?.usage?.total_tokens, 2);
+    assert.ok(chunks.slice(0, -1).every((chunk) => chunk.usage === null));
+    let text = '';
+    for await (const chunk of client.inference.streamCompletion({ model: 'my-echo', prompt: 'Once' })) text += chunk.choices[0]?.text ?? '';
+    assert.equal(text, 'Once upon a time');
+  });
+
+  it('answers a non-stream request with the JSON example still', async () => {
+    const client = new Client({ baseUrl, apiKey: 'sk-svc-anything' });
+    assert.equal((await client.inference.chatCompletion({ model: 'my-echo', messages: [{ role: 'user', content: 'Hello' }] })).choices[0]?.message.content, 'Hello');
+  });
+
+  it('makes an SDK stream that gets a plain JSON answer throw an SvcError, not end empty', async () => {
+    server.use(...createHandlers({ baseUrl, overrides: { createChatCompletion: () => HttpResponse.json({ id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [] }) } }));
+    const client = new Client({ baseUrl, apiKey: 'sk-svc-anything' });
+    const received: unknown[] = [];
+    const error = await (async () => {
+      for await (const chunk of client.inference.streamChatCompletion({ model: 'my-echo', messages: [{ role: 'user', content: 'Hello' }] })) received.push(chunk);
+    })().then(
+      () => assert.fail('expected the stream to throw'),
+      (caught: unknown) => caught,
+    );
+    assert.ok(error instanceof APIError);
+    assert.ok(error instanceof SvcError);
+    assert.match(error.message, /application\/json instead of text\/event-stream/);
+    assert.deepEqual(received, []);
+  });
+
+  it('answers the audit export as JSON Lines for format=jsonl, read by exportRecords()', async () => {
+    const client = new Client({ baseUrl, apiKey: 'sk-svc-anything' });
+    const records: AuditRecord[] = [];
+    for await (const record of client.audit.exportRecords({ time_from: 'now-1d' })) records.push(record);
+    const search = operationExamples.find((operation) => operation.operationId === 'searchAudit')?.example as { hits: AuditRecord[] };
+    assert.ok(search.hits.length >= 1);
+    assert.deepEqual(records, search.hits);
+    const csv = await new Response(await client.audit.export('csv')).text();
+    assert.match(csv, /^id,timestamp,event_type,/);
+  });
+
+  it('makes exportRecords() throw an SvcError, not a SyntaxError, when the export is not JSON Lines', async () => {
+    server.use(...createHandlers({ baseUrl, overrides: { exportAudit: () => new HttpResponse('id,timestamp\n1,2\n', { headers: { 'content-type': 'text/csv' } }) } }));
+    const client = new Client({ baseUrl, apiKey: 'sk-svc-anything' });
+    const error = await (async () => {
+      for await (const record of client.audit.exportRecords()) void record;
+    })().then(
+      () => assert.fail('expected the export to throw'),
+      (caught: unknown) => caught,
+    );
+    assert.ok(error instanceof SvcError, String(error));
+    assert.ok(!(error instanceof SyntaxError));
   });
 
   it('refuses an override for an operation the contract does not have', () => {

@@ -1,7 +1,9 @@
 /**
  * `@svc/sdk/mocks`: msw request handlers that play svc by the contract, so an app can test against a
  * fake svc in-process (`setupServer` in Node, `setupWorker` in a browser). Every operation answers its
- * documented success status with the contract's example; operations that need credentials answer 401
+ * documented success status with the contract's example (streamed as server-sent events for a chat or
+ * text completion asked for with `stream: true`, JSON Lines for the audit export with `format=jsonl`);
+ * operations that need credentials answer 401
  * without `Authorization: Bearer …`; a body that is not a JSON object answers 400. No Node built-in
  * is imported: the module runs wherever msw runs.
  */
@@ -10,6 +12,7 @@ import { readEnvironment } from '../environment.js';
 import { SvcError, type ErrorBody, type ErrorCode } from '../errors.js';
 import { operationExamples, type OperationExample } from '../generated/examples.js';
 import type { operations } from '../generated/openapi.js';
+import { auditExportAnswer, streamedAnswer } from './streamed-answers.js';
 
 /** The `operationId` of an operation of the contract (`getMe`, `createApiKey`, …). */
 export type OperationId = keyof operations;
@@ -78,12 +81,16 @@ function handlerFor(operation: OperationExample, prefix: string, override: MockR
   const path = prefix + operation.path.replace(/\{([^}]+)\}/g, ':$1');
   const method = operation.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
   return http[method](path, async (info) => {
-    const refused = (operation.public ? null : checkCredentials(info.request)) ?? (await checkBody(info.request));
+    const refused = operation.public ? null : checkCredentials(info.request);
     if (refused !== null) return refused;
+    const body = await readBody(info.request);
+    if (body instanceof HttpResponse) return body;
     const answer = await override?.(info);
     if (answer !== undefined) return answer;
     // A browser redirect (single sign-on) goes back to the page it came from.
     if (operation.status >= 300 && operation.status < 400) return new HttpResponse(null, { status: operation.status, headers: { location: '/' } });
+    const specific = streamedAnswer(operation.operationId, operation.example, body) ?? auditExportAnswer(operation.operationId, info.request);
+    if (specific !== undefined) return specific;
     if (operation.example === null) return new HttpResponse(null, { status: operation.status });
     if (operation.contentType !== null && operation.contentType !== 'application/json') {
       return new HttpResponse(String(operation.example), { status: operation.status, headers: { 'content-type': operation.contentType } });
@@ -103,10 +110,11 @@ function checkCredentials(request: Request): HttpResponse<ErrorBody> | null {
   return null;
 }
 
-async function checkBody(request: Request): Promise<HttpResponse<ErrorBody> | null> {
+/** The request's JSON body (undefined when it has none), or the error answer for a body svc would refuse. */
+async function readBody(request: Request): Promise<unknown> {
   const text = await request.clone().text();
   const isJson = (request.headers.get('content-type') ?? '').toLowerCase().includes('json');
-  if (text === '' && !isJson) return null;
+  if (text === '' && !isJson) return undefined;
   if (!isJson) return errorResponse(415, 'unsupported_media_type', 'Unsupported Content-Type: send application/json');
   let body: unknown;
   try {
@@ -115,7 +123,7 @@ async function checkBody(request: Request): Promise<HttpResponse<ErrorBody> | nu
     return errorResponse(400, 'invalid_request', 'Request body is not valid JSON');
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return errorResponse(400, 'invalid_request', 'body must be object');
-  return null;
+  return body;
 }
 
 function resolvePrefix(baseUrl: string | undefined): string {

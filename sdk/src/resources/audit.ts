@@ -2,7 +2,9 @@
  * The audit center (`admin`): search, filter options, export and chain verification.
  */
 import type { AuditFilterOptions, AuditFilters, AuditRecord, AuditSearchQuery, AuditSearchResult, AuditVerification } from '../types.js';
+import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
+import { SvcError } from '../errors.js';
 import { unwrap, unwrapStream } from './unwrap.js';
 
 /** `client.audit`. */
@@ -18,18 +20,18 @@ export class AuditResource {
    * @example
    * const { hits, total } = await client.audit.search({ time_from: 'now-1d', status: 'login_failed,ip_banned' });
    */
-  search(query: AuditSearchQuery = {}): Promise<AuditSearchResult> {
-    return unwrap(this.#api.GET('/v1/audit/search', { params: { query } }));
+  search(query: AuditSearchQuery = {}, options?: RequestOptions): Promise<AuditSearchResult> {
+    return unwrap(this.#api.GET('/v1/audit/search', { ...this.#api.callInit(options), params: { query } }));
   }
 
   /** `GET /v1/audit/filter-options`: distinct values of each filterable field in the time range. */
-  filterOptions(range: { time_from?: string; time_to?: string } = {}): Promise<AuditFilterOptions> {
-    return unwrap(this.#api.GET('/v1/audit/filter-options', { params: { query: range } }));
+  filterOptions(range: { time_from?: string; time_to?: string } = {}, options?: RequestOptions): Promise<AuditFilterOptions> {
+    return unwrap(this.#api.GET('/v1/audit/filter-options', { ...this.#api.callInit(options), params: { query: range } }));
   }
 
   /** `GET /v1/audit/verify`: checks the hash chain and names the first broken record. */
-  verify(): Promise<AuditVerification> {
-    return unwrap(this.#api.GET('/v1/audit/verify'));
+  verify(options?: RequestOptions): Promise<AuditVerification> {
+    return unwrap(this.#api.GET('/v1/audit/verify', this.#api.callInit(options)));
   }
 
   /**
@@ -40,8 +42,8 @@ export class AuditResource {
    * const body = await client.audit.export('csv', { time_from: 'now-7d' });
    * await pipeline(Readable.fromWeb(body), createWriteStream('audit.csv'));
    */
-  async export(format: 'csv' | 'jsonl', filters: AuditFilters = {}): Promise<ReadableStream<Uint8Array>> {
-    return (await unwrapStream(this.#api.GET('/v1/audit/export', { params: { query: { ...filters, format } }, parseAs: 'stream' }))).body;
+  async export(format: 'csv' | 'jsonl', filters: AuditFilters = {}, options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
+    return (await unwrapStream(this.#api.GET('/v1/audit/export', { ...this.#api.callInit(options), params: { query: { ...filters, format } }, parseAs: 'stream' }))).body;
   }
 
   /**
@@ -50,8 +52,8 @@ export class AuditResource {
    * @example
    * for await (const record of client.audit.exportRecords({ time_from: 'now-1d', category: 'security' })) console.log(record.event_type);
    */
-  async *exportRecords(filters: AuditFilters = {}): AsyncGenerator<AuditRecord> {
-    const reader = (await this.export('jsonl', filters)).getReader();
+  async *exportRecords(filters: AuditFilters = {}, options?: RequestOptions): AsyncGenerator<AuditRecord> {
+    const reader = (await this.export('jsonl', filters, options)).getReader();
     const decoder = new TextDecoder();
     let buffered = '';
     for (;;) {
@@ -61,11 +63,20 @@ export class AuditResource {
       while (newline !== -1) {
         const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
-        if (line.trim() !== '') yield JSON.parse(line) as AuditRecord;
+        if (line.trim() !== '') yield parseRecord(line);
         newline = buffered.indexOf('\n');
       }
       if (done) break;
     }
-    if (buffered.trim() !== '') yield JSON.parse(buffered) as AuditRecord;
+    if (buffered.trim() !== '') yield parseRecord(buffered);
+  }
+}
+
+/** One JSON Lines record; a line that is not JSON is an {@link SvcError}, as every SDK error is. */
+function parseRecord(line: string): AuditRecord {
+  try {
+    return JSON.parse(line) as AuditRecord;
+  } catch (error) {
+    throw new SvcError(`The audit export holds a line that is not JSON (was it asked for as JSON Lines?): ${line.slice(0, 80)}`, { cause: error });
   }
 }

@@ -2,6 +2,7 @@
  * The caller's own account.
  */
 import type { Me, OidcCodeExchange, OidcDeviceAuthorization, OidcLoginOptions, OidcSettings, OwnPasswordChange, TokenPair } from '../types.js';
+import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
 
@@ -16,28 +17,28 @@ export class AuthResource {
   }
 
   /** `GET /v1/auth/me`: who is calling, and the permissions in force for this call. */
-  me(): Promise<Me> {
-    return unwrap(this.#api.GET('/v1/auth/me'));
+  me(options?: RequestOptions): Promise<Me> {
+    return unwrap(this.#api.GET('/v1/auth/me', this.#api.callInit(options)));
   }
 
   /**
    * `PUT /v1/auth/me/password`: changes one's own password (the current one is needed). Every other
    * session of the account ends; this client keeps working with the fresh pair it gets back.
    */
-  async changePassword(body: OwnPasswordChange): Promise<TokenPair> {
-    const pair = await unwrap(this.#api.PUT('/v1/auth/me/password', { body }));
+  async changePassword(body: OwnPasswordChange, options?: RequestOptions): Promise<TokenPair> {
+    const pair = await unwrap(this.#api.PUT('/v1/auth/me/password', { ...this.#api.callInit(options), body }));
     await this.#onNewPair(pair);
     return pair;
   }
 
   /** `GET /v1/auth/oidc/config`: whether the server offers single sign-on, and the provider's name. */
-  ssoOptions(): Promise<OidcLoginOptions> {
-    return unwrap(this.#api.GET('/v1/auth/oidc/config'));
+  ssoOptions(options?: RequestOptions): Promise<OidcLoginOptions> {
+    return unwrap(this.#api.GET('/v1/auth/oidc/config', this.#api.callInit(options)));
   }
 
   /** `GET /v1/admin/oidc`: the single sign-on configuration, the client secret hidden (needs `admin`). */
-  ssoSettings(): Promise<OidcSettings> {
-    return unwrap(this.#api.GET('/v1/admin/oidc'));
+  ssoSettings(options?: RequestOptions): Promise<OidcSettings> {
+    return unwrap(this.#api.GET('/v1/admin/oidc', this.#api.callInit(options)));
   }
 
   /**
@@ -45,8 +46,8 @@ export class AuthResource {
    * one-time code the server sent to that address, with the PKCE verifier of `cli_code_challenge`.
    * This client is then logged in with the pair it gets back.
    */
-  async exchangeSsoCode(body: OidcCodeExchange): Promise<TokenPair> {
-    const pair = await unwrap(this.#api.POST('/v1/auth/oidc/token', { body }));
+  async exchangeSsoCode(body: OidcCodeExchange, options?: RequestOptions): Promise<TokenPair> {
+    const pair = await unwrap(this.#api.POST('/v1/auth/oidc/token', { ...this.#api.callInit(options), body }));
     await this.#onNewPair(pair);
     return pair;
   }
@@ -55,8 +56,8 @@ export class AuthResource {
    * `POST /v1/auth/oidc/device`: starts a single sign-on by the device authorization grant (where
    * the provider offers it). Show `verification_uri` and `user_code`, then poll {@link pollSsoDevice}.
    */
-  startSsoDevice(): Promise<OidcDeviceAuthorization> {
-    return unwrap(this.#api.POST('/v1/auth/oidc/device', { body: {} }));
+  startSsoDevice(options?: RequestOptions): Promise<OidcDeviceAuthorization> {
+    return unwrap(this.#api.POST('/v1/auth/oidc/device', { ...this.#api.callInit(options), body: {} }));
   }
 
   /**
@@ -64,8 +65,8 @@ export class AuthResource {
    * `oidc_authorization_pending` (or `oidc_slow_down`) until the person approved; then this client
    * is logged in with the pair it gets back.
    */
-  async pollSsoDevice(deviceCode: string): Promise<TokenPair> {
-    const pair = await unwrap(this.#api.POST('/v1/auth/oidc/device/token', { body: { device_code: deviceCode } }));
+  async pollSsoDevice(deviceCode: string, options?: RequestOptions): Promise<TokenPair> {
+    const pair = await unwrap(this.#api.POST('/v1/auth/oidc/device/token', { ...this.#api.callInit(options), body: { device_code: deviceCode } }));
     await this.#onNewPair(pair);
     return pair;
   }

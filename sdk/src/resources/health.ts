@@ -2,6 +2,7 @@
  * Health and the authentication switch (public).
  */
 import type { ClusterAuth, ClusterVersion, ServiceStatus, UiConfig } from '../types.js';
+import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
 
@@ -13,22 +14,22 @@ export class HealthResource {
   }
 
   /** `GET /status`: the server is up and its database answers. */
-  status(): Promise<ServiceStatus> {
-    return unwrap(this.#api.GET('/status'));
+  status(options?: RequestOptions): Promise<ServiceStatus> {
+    return unwrap(this.#api.GET('/status', this.#api.callInit(options)));
   }
 
   /** `GET /v1/cluster/auth`: whether every other call needs credentials. */
-  authEnabled(): Promise<ClusterAuth> {
-    return unwrap(this.#api.GET('/v1/cluster/auth'));
+  authEnabled(options?: RequestOptions): Promise<ClusterAuth> {
+    return unwrap(this.#api.GET('/v1/cluster/auth', this.#api.callInit(options)));
   }
 
   /** `GET /v1/cluster/version`: the server's version (the reference server's shape). */
-  version(): Promise<ClusterVersion> {
-    return unwrap(this.#api.GET('/v1/cluster/version'));
+  version(options?: RequestOptions): Promise<ClusterVersion> {
+    return unwrap(this.#api.GET('/v1/cluster/version', this.#api.callInit(options)));
   }
 
   /** `GET /v1/cluster/ui_config`: what the reference web UI reads before login. */
-  uiConfig(): Promise<UiConfig> {
-    return unwrap(this.#api.GET('/v1/cluster/ui_config'));
+  uiConfig(options?: RequestOptions): Promise<UiConfig> {
+    return unwrap(this.#api.GET('/v1/cluster/ui_config', this.#api.callInit(options)));
   }
 }

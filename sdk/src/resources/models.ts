@@ -3,6 +3,7 @@
  * A key with `model_permissions` sees and reaches only the models they allow.
  */
 import type { Model, ModelFamilyDefinition, ModelFamilyDescription, ModelInstance, ModelLaunch, ModelRegistration, ModelType } from '../types.js';
+import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
 
@@ -14,13 +15,13 @@ export class ModelsResource {
   }
 
   /** `GET /v1/models`: the running models the caller may use. */
-  async list(): Promise<Model[]> {
-    return (await unwrap(this.#api.GET('/v1/models'))).data;
+  async list(options?: RequestOptions): Promise<Model[]> {
+    return (await unwrap(this.#api.GET('/v1/models', this.#api.callInit(options)))).data;
   }
 
   /** `GET /v1/models/{model_uid}`. */
-  get(modelUid: string): Promise<Model> {
-    return unwrap(this.#api.GET('/v1/models/{model_uid}', { params: { path: { model_uid: modelUid } } }));
+  get(modelUid: string, options?: RequestOptions): Promise<Model> {
+    return unwrap(this.#api.GET('/v1/models/{model_uid}', { ...this.#api.callInit(options), params: { path: { model_uid: modelUid } } }));
   }
 
   /**
@@ -32,23 +33,23 @@ export class ModelsResource {
    * await client.models.launch({ model_name: 'echo', model_uid: 'my-echo' });
    * await client.models.launch({ model_name: 'llama3', upstream_base_url: 'http://127.0.0.1:11434/v1' });
    */
-  launch(body: ModelLaunch): Promise<Model> {
-    return unwrap(this.#api.POST('/v1/models', { body }));
+  launch(body: ModelLaunch, options?: RequestOptions): Promise<Model> {
+    return unwrap(this.#api.POST('/v1/models', { ...this.#api.callInit(options), body }));
   }
 
   /** `GET /v1/models/instances`: one `READY` instance per running model (what the reference CLI polls after a launch). */
-  instances(filter: { model_name?: string; model_uid?: string } = {}): Promise<ModelInstance[]> {
-    return unwrap(this.#api.GET('/v1/models/instances', { params: { query: filter } }));
+  instances(filter: { model_name?: string; model_uid?: string } = {}, options?: RequestOptions): Promise<ModelInstance[]> {
+    return unwrap(this.#api.GET('/v1/models/instances', { ...this.#api.callInit(options), params: { query: filter } }));
   }
 
   /** `GET /v1/models/{model_uid}/progress`: always 1 for a running model (svc launches at once). */
-  async launchProgress(modelUid: string): Promise<number> {
-    return (await unwrap(this.#api.GET('/v1/models/{model_uid}/progress', { params: { path: { model_uid: modelUid } } }))).progress;
+  async launchProgress(modelUid: string, options?: RequestOptions): Promise<number> {
+    return (await unwrap(this.#api.GET('/v1/models/{model_uid}/progress', { ...this.#api.callInit(options), params: { path: { model_uid: modelUid } } }))).progress;
   }
 
   /** `DELETE /v1/models/{model_uid}`: stops the model; resolves to the model that was stopped. */
-  stop(modelUid: string): Promise<Model> {
-    return unwrap(this.#api.DELETE('/v1/models/{model_uid}', { params: { path: { model_uid: modelUid } } }));
+  stop(modelUid: string, options?: RequestOptions): Promise<Model> {
+    return unwrap(this.#api.DELETE('/v1/models/{model_uid}', { ...this.#api.callInit(options), params: { path: { model_uid: modelUid } } }));
   }
 }
 
@@ -60,22 +61,22 @@ export class ModelRegistrationsResource {
   }
 
   /** `GET /v1/model_registrations/{model_type}`: built-in and registered families of a type. */
-  list(modelType: ModelType): Promise<ModelRegistration[]> {
-    return unwrap(this.#api.GET('/v1/model_registrations/{model_type}', { params: { path: { model_type: modelType } } }));
+  list(modelType: ModelType, options?: RequestOptions): Promise<ModelRegistration[]> {
+    return unwrap(this.#api.GET('/v1/model_registrations/{model_type}', { ...this.#api.callInit(options), params: { path: { model_type: modelType } } }));
   }
 
   /** `GET /v1/model_registrations/{model_type}/{model_name}`: one family with its definition. */
-  get(modelType: ModelType, modelName: string): Promise<ModelFamilyDescription> {
-    return unwrap(this.#api.GET('/v1/model_registrations/{model_type}/{model_name}', { params: { path: { model_type: modelType, model_name: modelName } } }));
+  get(modelType: ModelType, modelName: string, options?: RequestOptions): Promise<ModelFamilyDescription> {
+    return unwrap(this.#api.GET('/v1/model_registrations/{model_type}/{model_name}', { ...this.#api.callInit(options), params: { path: { model_type: modelType, model_name: modelName } } }));
   }
 
   /** `POST /v1/model_registrations/{model_type}`: registers a custom family (it persists). */
-  register(modelType: ModelType, model: ModelFamilyDefinition): Promise<ModelRegistration> {
-    return unwrap(this.#api.POST('/v1/model_registrations/{model_type}', { params: { path: { model_type: modelType } }, body: { model } }));
+  register(modelType: ModelType, model: ModelFamilyDefinition, options?: RequestOptions): Promise<ModelRegistration> {
+    return unwrap(this.#api.POST('/v1/model_registrations/{model_type}', { ...this.#api.callInit(options), params: { path: { model_type: modelType } }, body: { model } }));
   }
 
   /** `DELETE /v1/model_registrations/{model_type}/{model_name}`. */
-  async unregister(modelType: ModelType, modelName: string): Promise<void> {
-    await unwrap(this.#api.DELETE('/v1/model_registrations/{model_type}/{model_name}', { params: { path: { model_type: modelType, model_name: modelName } } }));
+  async unregister(modelType: ModelType, modelName: string, options?: RequestOptions): Promise<void> {
+    await unwrap(this.#api.DELETE('/v1/model_registrations/{model_type}/{model_name}', { ...this.#api.callInit(options), params: { path: { model_type: modelType, model_name: modelName } } }));
   }
 }

@@ -3,6 +3,7 @@
  * server's recent log lines (`logs:list`) and its Prometheus metrics (`monitor:view`).
  */
 import type { DeletedEntry, DirectoryListing, LogLines } from '../types.js';
+import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
 
@@ -14,13 +15,13 @@ export class CacheResource {
   }
 
   /** `GET /v1/cache/models`. */
-  list(): Promise<DirectoryListing> {
-    return unwrap(this.#api.GET('/v1/cache/models'));
+  list(options?: RequestOptions): Promise<DirectoryListing> {
+    return unwrap(this.#api.GET('/v1/cache/models', this.#api.callInit(options)));
   }
 
   /** `DELETE /v1/cache/models?model_name=`: a name, never a path. */
-  delete(modelName: string): Promise<DeletedEntry> {
-    return unwrap(this.#api.DELETE('/v1/cache/models', { params: { query: { model_name: modelName } } }));
+  delete(modelName: string, options?: RequestOptions): Promise<DeletedEntry> {
+    return unwrap(this.#api.DELETE('/v1/cache/models', { ...this.#api.callInit(options), params: { query: { model_name: modelName } } }));
   }
 }
 
@@ -32,13 +33,13 @@ export class VirtualenvsResource {
   }
 
   /** `GET /v1/virtualenvs`. */
-  list(): Promise<DirectoryListing> {
-    return unwrap(this.#api.GET('/v1/virtualenvs'));
+  list(options?: RequestOptions): Promise<DirectoryListing> {
+    return unwrap(this.#api.GET('/v1/virtualenvs', this.#api.callInit(options)));
   }
 
   /** `DELETE /v1/virtualenvs?model_name=`. */
-  delete(modelName: string): Promise<DeletedEntry> {
-    return unwrap(this.#api.DELETE('/v1/virtualenvs', { params: { query: { model_name: modelName } } }));
+  delete(modelName: string, options?: RequestOptions): Promise<DeletedEntry> {
+    return unwrap(this.#api.DELETE('/v1/virtualenvs', { ...this.#api.callInit(options), params: { query: { model_name: modelName } } }));
   }
 }
 
@@ -50,9 +51,9 @@ export class ClusterResource {
   }
 
   /** `GET /v1/cluster/logs`: the newest `lines` (default 200, at most 1000) log lines, secrets redacted. */
-  async logs(options: { lines?: number } = {}): Promise<LogLines['lines']> {
-    const query = options.lines === undefined ? {} : { lines: options.lines };
-    return (await unwrap(this.#api.GET('/v1/cluster/logs', { params: { query } }))).lines;
+  async logs(filter: { lines?: number } = {}, options?: RequestOptions): Promise<LogLines['lines']> {
+    const query = filter.lines === undefined ? {} : { lines: filter.lines };
+    return (await unwrap(this.#api.GET('/v1/cluster/logs', { ...this.#api.callInit(options), params: { query } }))).lines;
   }
 }
 
@@ -64,7 +65,7 @@ export class MonitoringResource {
   }
 
   /** `GET /metrics`: the Prometheus text exposition. */
-  metrics(): Promise<string> {
-    return unwrap(this.#api.GET('/metrics', { parseAs: 'text' }));
+  metrics(options?: RequestOptions): Promise<string> {
+    return unwrap(this.#api.GET('/metrics', { ...this.#api.callInit(options), parseAs: 'text' }));
   }
 }

@@ -3,6 +3,7 @@
  * and locked accounts.
  */
 import type { BannedIp, BannedKey, LockedAccount, SecuritySettings, SecuritySettingsUpdate } from '../types.js';
+import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
 
@@ -14,8 +15,8 @@ export class SecurityResource {
   }
 
   /** `GET /v1/admin/security/rate-limit`: the settings in force. */
-  getSettings(): Promise<SecuritySettings> {
-    return unwrap(this.#api.GET('/v1/admin/security/rate-limit'));
+  getSettings(options?: RequestOptions): Promise<SecuritySettings> {
+    return unwrap(this.#api.GET('/v1/admin/security/rate-limit', this.#api.callInit(options)));
   }
 
   /**
@@ -25,52 +26,52 @@ export class SecurityResource {
    * @example
    * await client.security.updateSettings({ login: { failures_before_lockout: 10 } });
    */
-  updateSettings(update: SecuritySettingsUpdate): Promise<SecuritySettings> {
-    return unwrap(this.#api.PUT('/v1/admin/security/rate-limit', { body: update }));
+  updateSettings(update: SecuritySettingsUpdate, options?: RequestOptions): Promise<SecuritySettings> {
+    return unwrap(this.#api.PUT('/v1/admin/security/rate-limit', { ...this.#api.callInit(options), body: update }));
   }
 
   /** `GET /v1/admin/security/banned-ips`: active IP bans with the time left. */
-  listBannedIps(): Promise<BannedIp[]> {
-    return unwrap(this.#api.GET('/v1/admin/security/banned-ips'));
+  listBannedIps(options?: RequestOptions): Promise<BannedIp[]> {
+    return unwrap(this.#api.GET('/v1/admin/security/banned-ips', this.#api.callInit(options)));
   }
 
   /** `POST /v1/admin/security/unban-ip`: resolves to how many bans were lifted (0 or 1). */
-  async unbanIp(ip: string): Promise<number> {
-    return (await unwrap(this.#api.POST('/v1/admin/security/unban-ip', { body: { ip } }))).unbanned;
+  async unbanIp(ip: string, options?: RequestOptions): Promise<number> {
+    return (await unwrap(this.#api.POST('/v1/admin/security/unban-ip', { ...this.#api.callInit(options), body: { ip } }))).unbanned;
   }
 
   /** `POST /v1/admin/security/unban-all-ips`: resolves to how many bans were lifted. */
-  async unbanAllIps(): Promise<number> {
-    return (await unwrap(this.#api.POST('/v1/admin/security/unban-all-ips'))).unbanned;
+  async unbanAllIps(options?: RequestOptions): Promise<number> {
+    return (await unwrap(this.#api.POST('/v1/admin/security/unban-all-ips', this.#api.callInit(options)))).unbanned;
   }
 
   /** `GET /v1/admin/security/banned-keys`: active (IP, credential) bans. */
-  listBannedKeys(): Promise<BannedKey[]> {
-    return unwrap(this.#api.GET('/v1/admin/security/banned-keys'));
+  listBannedKeys(options?: RequestOptions): Promise<BannedKey[]> {
+    return unwrap(this.#api.GET('/v1/admin/security/banned-keys', this.#api.callInit(options)));
   }
 
   /** `POST /v1/admin/security/unban-key`: `keyId` as listed (`sha256:…`). */
-  async unbanKey(ip: string, keyId: string): Promise<number> {
-    return (await unwrap(this.#api.POST('/v1/admin/security/unban-key', { body: { ip, key_id: keyId } }))).unbanned;
+  async unbanKey(ip: string, keyId: string, options?: RequestOptions): Promise<number> {
+    return (await unwrap(this.#api.POST('/v1/admin/security/unban-key', { ...this.#api.callInit(options), body: { ip, key_id: keyId } }))).unbanned;
   }
 
   /** `POST /v1/admin/security/unban-all-keys`. */
-  async unbanAllKeys(): Promise<number> {
-    return (await unwrap(this.#api.POST('/v1/admin/security/unban-all-keys'))).unbanned;
+  async unbanAllKeys(options?: RequestOptions): Promise<number> {
+    return (await unwrap(this.#api.POST('/v1/admin/security/unban-all-keys', this.#api.callInit(options)))).unbanned;
   }
 
   /** `GET /v1/admin/security/locked-accounts`: accounts locked after failed logins. */
-  listLockedAccounts(): Promise<LockedAccount[]> {
-    return unwrap(this.#api.GET('/v1/admin/security/locked-accounts'));
+  listLockedAccounts(options?: RequestOptions): Promise<LockedAccount[]> {
+    return unwrap(this.#api.GET('/v1/admin/security/locked-accounts', this.#api.callInit(options)));
   }
 
   /** `POST /v1/admin/security/unlock-account`: also resets the account's growing wait. */
-  async unlockAccount(userId: string): Promise<number> {
-    return (await unwrap(this.#api.POST('/v1/admin/security/unlock-account', { body: { user_id: userId } }))).unbanned;
+  async unlockAccount(userId: string, options?: RequestOptions): Promise<number> {
+    return (await unwrap(this.#api.POST('/v1/admin/security/unlock-account', { ...this.#api.callInit(options), body: { user_id: userId } }))).unbanned;
   }
 
   /** `POST /v1/admin/security/unlock-all-accounts`. */
-  async unlockAllAccounts(): Promise<number> {
-    return (await unwrap(this.#api.POST('/v1/admin/security/unlock-all-accounts'))).unbanned;
+  async unlockAllAccounts(options?: RequestOptions): Promise<number> {
+    return (await unwrap(this.#api.POST('/v1/admin/security/unlock-all-accounts', this.#api.callInit(options)))).unbanned;
   }
 }

@@ -2,6 +2,7 @@
  * User administration (`users:manage`).
  */
 import type { PermissionInput, User, UserCreate, UserPasswordSet, UserUpdate, Permission } from '../types.js';
+import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
 
@@ -13,45 +14,45 @@ export class UsersResource {
   }
 
   /** `GET /v1/admin/users`. */
-  list(): Promise<User[]> {
-    return unwrap(this.#api.GET('/v1/admin/users'));
+  list(options?: RequestOptions): Promise<User[]> {
+    return unwrap(this.#api.GET('/v1/admin/users', this.#api.callInit(options)));
   }
 
   /** `POST /v1/admin/users`: the caller may grant only permissions the caller holds. */
-  create(body: UserCreate): Promise<User> {
-    return unwrap(this.#api.POST('/v1/admin/users', { body }));
+  create(body: UserCreate, options?: RequestOptions): Promise<User> {
+    return unwrap(this.#api.POST('/v1/admin/users', { ...this.#api.callInit(options), body }));
   }
 
   /** `GET /v1/admin/users/{user_id}`. */
-  get(userId: string): Promise<User> {
-    return unwrap(this.#api.GET('/v1/admin/users/{user_id}', { params: { path: { user_id: userId } } }));
+  get(userId: string, options?: RequestOptions): Promise<User> {
+    return unwrap(this.#api.GET('/v1/admin/users/{user_id}', { ...this.#api.callInit(options), params: { path: { user_id: userId } } }));
   }
 
   /** `PUT /v1/admin/users/{user_id}`: enable, disable or re-permission another user. */
-  update(userId: string, body: UserUpdate): Promise<User> {
-    return unwrap(this.#api.PUT('/v1/admin/users/{user_id}', { params: { path: { user_id: userId } }, body }));
+  update(userId: string, body: UserUpdate, options?: RequestOptions): Promise<User> {
+    return unwrap(this.#api.PUT('/v1/admin/users/{user_id}', { ...this.#api.callInit(options), params: { path: { user_id: userId } }, body }));
   }
 
   /** `DELETE /v1/admin/users/{user_id}`: their keys and sessions go with them. */
-  async delete(userId: string): Promise<void> {
-    await unwrap(this.#api.DELETE('/v1/admin/users/{user_id}', { params: { path: { user_id: userId } } }));
+  async delete(userId: string, options?: RequestOptions): Promise<void> {
+    await unwrap(this.#api.DELETE('/v1/admin/users/{user_id}', { ...this.#api.callInit(options), params: { path: { user_id: userId } } }));
   }
 
   /** `PUT /v1/admin/users/{user_id}/password`: ends the user's sessions. */
-  async setPassword(userId: string, body: UserPasswordSet): Promise<void> {
-    await unwrap(this.#api.PUT('/v1/admin/users/{user_id}/password', { params: { path: { user_id: userId } }, body }));
+  async setPassword(userId: string, body: UserPasswordSet, options?: RequestOptions): Promise<void> {
+    await unwrap(this.#api.PUT('/v1/admin/users/{user_id}/password', { ...this.#api.callInit(options), params: { path: { user_id: userId } }, body }));
   }
 
   /** `GET /v1/admin/users/{user_id}/permissions`. */
-  async getPermissions(userId: string): Promise<Permission[]> {
-    const body = await unwrap(this.#api.GET('/v1/admin/users/{user_id}/permissions', { params: { path: { user_id: userId } } }));
+  async getPermissions(userId: string, options?: RequestOptions): Promise<Permission[]> {
+    const body = await unwrap(this.#api.GET('/v1/admin/users/{user_id}/permissions', { ...this.#api.callInit(options), params: { path: { user_id: userId } } }));
     return body.permissions as Permission[];
   }
 
   /** `PUT /v1/admin/users/{user_id}/permissions`: replaces them; returns what is stored. */
-  async setPermissions(userId: string, permissions: PermissionInput[]): Promise<Permission[]> {
+  async setPermissions(userId: string, permissions: PermissionInput[], options?: RequestOptions): Promise<Permission[]> {
     const body = await unwrap(
-      this.#api.PUT('/v1/admin/users/{user_id}/permissions', { params: { path: { user_id: userId } }, body: { permissions } }),
+      this.#api.PUT('/v1/admin/users/{user_id}/permissions', { ...this.#api.callInit(options), params: { path: { user_id: userId } }, body: { permissions } }),
     );
     return body.permissions as Permission[];
   }

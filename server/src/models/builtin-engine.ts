@@ -1,7 +1,9 @@
 /**
  * The built-in engine: answers chat, completions and embeddings deterministically, without weights.
  * Chat echoes the last user message, completion echoes the prompt, an embedding is derived from
- * SHA-256 of the text. `max_tokens` cuts the answer to that many words. Streams yield one word per chunk.
+ * SHA-256 of the text. `max_tokens` (or `max_completion_tokens`) cuts the answer to that many words.
+ * Streams yield one word per chunk; with `stream_options: {include_usage: true}`, as OpenAI does, every
+ * chunk carries `usage: null` and a last chunk with empty `choices` carries the usage.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { components } from '../generated/openapi.js';
@@ -42,7 +44,7 @@ const now = (): number => Math.floor(Date.now() / 1000);
 function chatAnswer(request: ChatRequest): { text: string; finishReason: 'stop' | 'length'; promptTokens: number } {
   const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
   const promptTokens = request.messages.reduce((sum, m) => sum + countTokens(textOf(m)), 0);
-  return { ...limit(lastUser === undefined ? '' : textOf(lastUser), request.max_tokens), promptTokens };
+  return { ...limit(lastUser === undefined ? '' : textOf(lastUser), request.max_completion_tokens ?? request.max_tokens), promptTokens };
 }
 
 /** A chat completion. */
@@ -62,10 +64,21 @@ export function builtinChat(model: ModelRecord, request: ChatRequest): component
 /** A chat completion as stream chunks (JSON objects, one per server-sent event). */
 export function* builtinChatChunks(model: ModelRecord, request: ChatRequest): Generator<object> {
   const answer = chatAnswer(request);
-  const base = { id: `chatcmpl-${randomUUID()}`, object: 'chat.completion.chunk', created: now(), model: model.uid };
+  const withUsage = wantsUsage(request);
+  const base = { id: `chatcmpl-${randomUUID()}`, object: 'chat.completion.chunk', created: now(), model: model.uid, ...(withUsage ? { usage: null } : {}) };
   yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] };
   for (const word of words(answer.text)) yield { ...base, choices: [{ index: 0, delta: { content: word }, finish_reason: null }] };
   yield { ...base, choices: [{ index: 0, delta: {}, finish_reason: answer.finishReason }] };
+  if (withUsage) yield { ...base, choices: [], usage: usage(answer.promptTokens, countTokens(answer.text)) };
+}
+
+/** True when the request asked for the final usage chunk (`stream_options: {include_usage: true}`). */
+function wantsUsage(request: ChatRequest | CompletionRequest): boolean {
+  return request.stream_options?.include_usage === true;
+}
+
+function usage(promptTokens: number, completionTokens: number): components['schemas']['Usage'] {
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
 }
 
 function promptText(request: CompletionRequest): string {
@@ -90,10 +103,13 @@ export function builtinCompletion(model: ModelRecord, request: CompletionRequest
 
 /** A text completion as stream chunks. */
 export function* builtinCompletionChunks(model: ModelRecord, request: CompletionRequest): Generator<object> {
-  const answer = limit(promptText(request), request.max_tokens);
-  const base = { id: `cmpl-${randomUUID()}`, object: 'text_completion', created: now(), model: model.uid };
+  const prompt = promptText(request);
+  const answer = limit(prompt, request.max_tokens);
+  const withUsage = wantsUsage(request);
+  const base = { id: `cmpl-${randomUUID()}`, object: 'text_completion', created: now(), model: model.uid, ...(withUsage ? { usage: null } : {}) };
   for (const word of words(answer.text)) yield { ...base, choices: [{ index: 0, text: word, finish_reason: null }] };
   yield { ...base, choices: [{ index: 0, text: '', finish_reason: answer.finishReason }] };
+  if (withUsage) yield { ...base, choices: [], usage: usage(countTokens(prompt), countTokens(answer.text)) };
 }
 
 /** A unit-length vector of `dimensions` numbers derived from SHA-256 of `text`. */

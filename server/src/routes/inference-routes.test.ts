@@ -62,6 +62,63 @@ describe('inference with the built-in engine', () => {
     assert.ok(chunks.length >= 5);
   });
 
+  it('sends the usage as a last chunk with empty choices for stream_options.include_usage, as OpenAI does', async () => {
+    const response = await ctx.server.request('POST', '/v1/chat/completions', {
+      token: ctx.admin.accessToken,
+      body: { model: 'chat', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'three more words' }] },
+    });
+    assert.equal(response.status, 200, response.text);
+    const data = events(response.text);
+    assert.equal(data.at(-1), '[DONE]');
+    const chunks = data.slice(0, -1).map((d) => JSON.parse(d));
+    const last = chunks.at(-1);
+    assert.deepEqual(last.choices, []);
+    assert.deepEqual(last.usage, { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 });
+    for (const chunk of chunks.slice(0, -1)) assert.equal(chunk.usage, null);
+    assert.equal(chunks.at(-2).choices[0].finish_reason, 'stop');
+
+    const completion = await ctx.server.request('POST', '/v1/completions', {
+      token: ctx.admin.accessToken,
+      body: { model: 'chat', prompt: 'a b', stream: true, stream_options: { include_usage: true } },
+    });
+    const completionChunks = events(completion.text).slice(0, -1).map((d) => JSON.parse(d));
+    assert.deepEqual(completionChunks.at(-1).usage, { prompt_tokens: 2, completion_tokens: 2, total_tokens: 4 });
+    assert.deepEqual(completionChunks.at(-1).choices, []);
+  });
+
+  it('sends no usage chunk without include_usage', async () => {
+    for (const stream_options of [undefined, { include_usage: false }, null]) {
+      const response = await ctx.server.request('POST', '/v1/chat/completions', {
+        token: ctx.admin.accessToken,
+        body: { model: 'chat', stream: true, ...(stream_options === undefined ? {} : { stream_options }), messages: [{ role: 'user', content: 'hi' }] },
+      });
+      const chunks = events(response.text).slice(0, -1).map((d) => JSON.parse(d));
+      assert.ok(chunks.every((chunk) => chunk.choices.length === 1 && !('usage' in chunk)), JSON.stringify(stream_options));
+    }
+  });
+
+  it('accepts content as an array of parts, and max_completion_tokens', async () => {
+    const response = await ctx.server.request('POST', '/v1/chat/completions', {
+      token: ctx.admin.accessToken,
+      body: { model: 'chat', max_completion_tokens: 2, messages: [{ role: 'user', content: [{ type: 'text', text: 'one two ' }, { type: 'text', text: 'three' }] }] },
+    });
+    assert.equal(response.status, 200, response.text);
+    assert.equal(response.body.choices[0].message.content, 'one two');
+  });
+
+  it('refuses a content part without a type, and a known field of the wrong type (400, nothing answered)', async () => {
+    const noType = await ctx.server.request('POST', '/v1/chat/completions', {
+      token: ctx.admin.accessToken,
+      body: { model: 'chat', messages: [{ role: 'user', content: [{ text: 'hi' }] }] },
+    });
+    assertError(noType, 400, 'invalid_request');
+    const badTemperature = await ctx.server.request('POST', '/v1/chat/completions', {
+      token: ctx.admin.accessToken,
+      body: { model: 'chat', temperature: 'hot', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    assertError(badTemperature, 400, 'invalid_request');
+  });
+
   it('answers completions, plain and streamed', async () => {
     const plain = await ctx.server.request('POST', '/v1/completions', { token: ctx.admin.accessToken, body: { model: 'chat', prompt: 'Once upon' } });
     assert.equal(plain.status, 200, plain.text);
@@ -155,6 +212,22 @@ describe('inference through the upstream engine', () => {
     assert.equal(received?.authorization, 'Bearer upstream-key-0123456789');
     assert.equal(received?.body['model'], 'served-name');
     assert.equal(received?.body['temperature'], 0.3);
+  });
+
+  it('passes stream_options through to the upstream, and its usage chunk back', async () => {
+    upstream.mode = { kind: 'ok' };
+    upstream.received.length = 0;
+    const response = await fetch(`${ctx.server.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ctx.admin.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'remote', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    assert.equal(response.status, 200);
+    const data = events(await response.text());
+    assert.deepEqual(upstream.received[0]?.body['stream_options'], { include_usage: true });
+    const last = JSON.parse(data.at(-2) ?? '{}');
+    assert.deepEqual(last.choices, []);
+    assert.equal(typeof last.usage.total_tokens, 'number');
   });
 
   it('passes a stream through chunk by chunk', async () => {

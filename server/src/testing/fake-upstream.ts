@@ -42,7 +42,7 @@ function chatCompletion(model: string): object {
   };
 }
 
-function respondStream(response: ServerResponse, model: string, stallAfterFirst: boolean): void {
+function respondStream(response: ServerResponse, model: string, stallAfterFirst: boolean, includeUsage: boolean): void {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const send = (delta: object, finish: string | null) =>
     response.write(`data: ${JSON.stringify({ id: 'chatcmpl-upstream-1', object: 'chat.completion.chunk', created: 1795255200, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
@@ -57,6 +57,10 @@ function respondStream(response: ServerResponse, model: string, stallAfterFirst:
       return;
     }
     send({}, 'stop');
+    if (includeUsage) {
+      const usage = { prompt_tokens: 1, completion_tokens: chunkWords.length, total_tokens: 1 + chunkWords.length };
+      response.write(`data: ${JSON.stringify({ id: 'chatcmpl-upstream-1', object: 'chat.completion.chunk', created: 1795255200, model, choices: [], usage })}\n\n`);
+    }
     response.end('data: [DONE]\n\n');
   };
   setImmediate(next);
@@ -80,7 +84,7 @@ function handle(fake: FakeUpstream, request: IncomingMessage, response: ServerRe
   }
   const model = String(body['model'] ?? '');
   if (path === '/v1/chat/completions') {
-    if (body['stream'] === true) return respondStream(response, model, mode.kind === 'stall-stream');
+    if (body['stream'] === true) return respondStream(response, model, mode.kind === 'stall-stream', (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true);
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify(chatCompletion(model)));
     return;

@@ -63,6 +63,35 @@ describe('the openai npm package against svc', () => {
     assert.ok(chunks >= 4, `${chunks} chunks`);
   });
 
+  it('sends the final usage chunk for stream_options.include_usage, as OpenAI does', async () => {
+    const stream = await openai.chat.completions.create({
+      model: 'chat',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'one two three' }],
+    });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const last = chunks.at(-1);
+    assert.deepEqual(last?.choices, []);
+    assert.deepEqual(last?.usage, { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 });
+    assert.ok(chunks.slice(0, -1).every((chunk) => chunk.usage === null && chunk.choices.length === 1));
+    assert.equal(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join(''), 'one two three');
+
+    const completion = await openai.completions.create({ model: 'chat', prompt: 'a b', stream: true, stream_options: { include_usage: true } });
+    let usage: unknown;
+    for await (const chunk of completion) usage = chunk.usage ?? usage;
+    assert.deepEqual(usage, { prompt_tokens: 2, completion_tokens: 2, total_tokens: 4 });
+  });
+
+  it('passes stream_options through to an upstream, and its usage chunk back', async () => {
+    const stream = await openai.chat.completions.create({ model: 'remote', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    assert.deepEqual(chunks.at(-1)?.choices, []);
+    assert.equal(chunks.at(-1)?.usage?.total_tokens, 4);
+  });
+
   it('streams a chat completion through the upstream engine', async () => {
     const stream = await openai.chat.completions.create({ model: 'remote', stream: true, messages: [{ role: 'user', content: 'hi' }] });
     const parts: string[] = [];

@@ -72,7 +72,7 @@ describe('SDK: models, registrations and inference', () => {
 
   it('a stream request that fails before streaming throws the typed error; a stalled upstream stream throws mid-way', async () => {
     const failing = client.inference.streamChatCompletion({ model: 'no-such', messages: [{ role: 'user', content: 'x' }] });
-    await rejectsWith(failing.next(), NotFoundError, 'model_not_found');
+    await rejectsWith(failing[Symbol.asyncIterator]().next(), NotFoundError, 'model_not_found');
     await client.models.launch({ model_uid: 'sdk-remote', model_name: 'r', upstream_base_url: upstream.baseUrl });
     upstream.mode = { kind: 'stall-stream' };
     const received: string[] = [];

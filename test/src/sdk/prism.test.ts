@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { AuthenticationError, Client, MemoryTokenStore } from '@svc/sdk';
+import { APIError, AuthenticationError, Client, MemoryTokenStore } from '@svc/sdk';
 import { ResponseValidator } from '@svc/server';
 import { startPrism, type PrismMock } from '../support/prism.js';
 
@@ -58,8 +58,29 @@ describe('SDK against the Prism mock of the contract', () => {
     assert.ok(Array.isArray(await client.keys.list()));
   });
 
-  it('refuses a call without credentials with AuthenticationError', async () => {
+  it('refuses a call without credentials with AuthenticationError missing_credentials', async () => {
     const client = new Client({ baseUrl: prism.baseUrl, maxRetries: 0 });
-    await assert.rejects(client.keys.list(), AuthenticationError);
+    const error = await client.keys.list().catch((caught: unknown) => caught);
+    assert.ok(error instanceof AuthenticationError);
+    assert.equal(error.code, 'missing_credentials');
+  });
+
+  it('answers a failed login invalid_credentials and a failed refresh invalid_refresh_token', async () => {
+    const refused = (operation: Promise<unknown>) => operation.then(() => assert.fail('expected a 401'), (error: unknown) => error);
+    const headers = { Prefer: 'code=401' };
+    const login = await refused(new Client({ baseUrl: prism.baseUrl, headers, maxRetries: 0 }).login('admin', 'wrong password, long enough'));
+    assert.ok(login instanceof AuthenticationError);
+    assert.equal(login.code, 'invalid_credentials');
+  });
+
+  it('gives each operation a 404 example that names its own code', async () => {
+    const client = new Client({ baseUrl: prism.baseUrl, apiKey: 'sk-test', headers: { Prefer: 'code=404' }, maxRetries: 0, fetch: contractCheckingFetch });
+    const codeOf = (operation: Promise<unknown>) => operation.then(() => assert.fail('expected a 404'), (error: unknown) => (error instanceof APIError ? error.code : error));
+    assert.equal(await codeOf(client.users.get('user-1')), 'user_not_found');
+    assert.equal(await codeOf(client.keys.get('key-1')), 'api_key_not_found');
+    assert.equal(await codeOf(client.models.get('my-echo')), 'model_not_found');
+    assert.equal(await codeOf(client.inference.chatCompletion({ model: 'my-echo', messages: [{ role: 'user', content: 'hi' }] })), 'model_not_found');
+    assert.equal(await codeOf(client.modelRegistrations.unregister('LLM', 'my-family')), 'model_family_not_found');
+    assert.equal(await codeOf(client.cache.delete('qwen-chat')), 'entry_not_found');
   });
 });
