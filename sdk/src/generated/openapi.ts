@@ -2095,6 +2095,11 @@ export type components = {
         AuditEventType: components["schemas"]["AuditValueList"];
         /** @description Comma-separated actions (operation ids such as `login`, or event actions such as `security.ban`). */
         AuditAction: components["schemas"]["AuditValueList"];
+        /**
+         * @description Comma-separated actions to leave out (e.g. `getSetupStatus,refreshBrowserSession,getMe`,
+         *     the calls the web UI makes on every page load). Applied after `action`.
+         */
+        AuditExcludeAction: components["schemas"]["AuditValueList"];
     };
     requestBodies: never;
     headers: {
@@ -3976,6 +3981,11 @@ export interface operations {
                 event_type?: components["parameters"]["AuditEventType"];
                 /** @description Comma-separated actions (operation ids such as `login`, or event actions such as `security.ban`). */
                 action?: components["parameters"]["AuditAction"];
+                /**
+                 * @description Comma-separated actions to leave out (e.g. `getSetupStatus,refreshBrowserSession,getMe`,
+                 *     the calls the web UI makes on every page load). Applied after `action`.
+                 */
+                exclude_action?: components["parameters"]["AuditExcludeAction"];
                 /** @description How many matching records to skip. */
                 page_from?: number;
                 /** @description The page size. */
@@ -4134,6 +4144,11 @@ export interface operations {
                 event_type?: components["parameters"]["AuditEventType"];
                 /** @description Comma-separated actions (operation ids such as `login`, or event actions such as `security.ban`). */
                 action?: components["parameters"]["AuditAction"];
+                /**
+                 * @description Comma-separated actions to leave out (e.g. `getSetupStatus,refreshBrowserSession,getMe`,
+                 *     the calls the web UI makes on every page load). Applied after `action`.
+                 */
+                exclude_action?: components["parameters"]["AuditExcludeAction"];
             };
             header?: never;
             path?: never;
