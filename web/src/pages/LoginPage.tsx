@@ -6,12 +6,15 @@ import { useSession } from '../auth/session.js';
 import { AuthCard } from '../components/AuthCard.js';
 import { ErrorAlert } from '../components/ErrorAlert.js';
 import { useSubmit } from '../components/use-submit.js';
+import { usePageTitle } from '../layout/use-page-title.js';
 
 export function LoginPage() {
-  const { login } = useSession();
+  const { login, suggestedUsername } = useSession();
   const [, navigate] = useLocation();
+  usePageTitle('Log in');
   const form = useForm({
-    initialValues: { username: '', password: '' },
+    // Right after setup, the new administrator's name is filled in and the password has the focus.
+    initialValues: { username: suggestedUsername, password: '' },
     validate: {
       username: (value) => (value.trim() === '' ? 'Enter your username' : null),
       password: (value) => (value === '' ? 'Enter your password' : null),
@@ -25,8 +28,8 @@ export function LoginPage() {
     <AuthCard title="Log in to svc" description="Use your svc account.">
       <form onSubmit={form.onSubmit((values) => void submit.run(values))} noValidate>
         <Stack>
-          <TextInput label="Username" autoComplete="username" required data-autofocus {...form.getInputProps('username')} />
-          <PasswordInput label="Password" autoComplete="current-password" required {...form.getInputProps('password')} />
+          <TextInput label="Username" autoComplete="username" required autoFocus={suggestedUsername === ''} {...form.getInputProps('username')} />
+          <PasswordInput label="Password" autoComplete="current-password" required autoFocus={suggestedUsername !== ''} {...form.getInputProps('password')} />
           <ErrorAlert error={submit.error} title="Login failed" />
           <Button type="submit" loading={submit.busy} fullWidth>
             Log in

@@ -8,7 +8,6 @@ import { Autocomplete, Badge, Button, Code, Group, PasswordInput, SegmentedContr
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import type { Model, ModelEngine, ModelLaunch, ModelRegistration, ModelType } from '@svc/sdk';
-import { useState } from 'react';
 import { client } from '../api/client.js';
 import { useLoader } from '../api/use-loader.js';
 import { holds } from '../auth/permissions.js';
@@ -20,6 +19,7 @@ import { FormDialog } from '../components/FormDialog.js';
 import { formatTime } from '../components/format.js';
 import { GuardedButton } from '../components/GuardedButton.js';
 import { PageHeader } from '../components/PageHeader.js';
+import { useDialog } from '../components/use-dialog.js';
 import { useSubmit } from '../components/use-submit.js';
 import { modelNamePattern, modelTypeOptions, modelTypes, modelUidPattern } from '../models/model-types.js';
 
@@ -45,7 +45,7 @@ export function ModelsPage() {
   const me = useMe();
   const running = useLoader(() => client.models.list());
   const families = useLoader(listFamilies);
-  const [dialog, setDialog] = useState<Dialog>(null);
+  const [dialog, setDialog] = useDialog<NonNullable<Dialog>>();
   const close = () => setDialog(null);
   const refusal = holds(me.permissions, 'models:write') ? null : 'Launching and stopping models needs the models:write permission';
 
@@ -132,7 +132,7 @@ export function ModelsPage() {
           </Group>
         }
       />
-      <Title order={2} size="h4">
+      <Title order={2} size="h4" id="running-models">
         Running models
       </Title>
       <ErrorAlert error={running.error} title="Could not load the running models" />
@@ -280,13 +280,14 @@ function LaunchDialog({ preset, families, onClose, onLaunched }: { preset: Launc
           searchable
           data={ofType}
           nothingFoundMessage={`No ${form.values.modelType} family is registered`}
+          openOnFocus={false}
           data-autofocus
           {...form.getInputProps('modelName')}
           value={form.values.modelName === '' ? null : form.values.modelName}
           onChange={(name) => form.setFieldValue('modelName', name ?? '')}
         />
       ) : (
-        <Autocomplete label="Model name" description="A registered family, or any name for the upstream's model." required data={ofType} data-autofocus {...form.getInputProps('modelName')} />
+        <Autocomplete label="Model name" description="A registered family, or any name for the upstream's model." required data={ofType} openOnFocus={false} data-autofocus {...form.getInputProps('modelName')} />
       )}
       <TextInput label="Model UID" description={`Optional: how calls name the model (defaults to ${uidDefault}).`} {...form.getInputProps('modelUid')} />
       {!builtin && (

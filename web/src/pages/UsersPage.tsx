@@ -21,6 +21,7 @@ import { GuardedButton } from '../components/GuardedButton.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { passwordValidators } from '../components/password-rules.js';
 import { PermissionPicker } from '../components/PermissionPicker.js';
+import { useDialog } from '../components/use-dialog.js';
 import { useAction, useSubmit } from '../components/use-submit.js';
 
 type Dialog = { kind: 'create' } | { kind: 'permissions' | 'password' | 'delete'; user: User } | null;
@@ -29,7 +30,7 @@ export function UsersPage() {
   const me = useMe();
   const minLength = usePasswordMinLength();
   const users = useLoader(() => client.users.list());
-  const [dialog, setDialog] = useState<Dialog>(null);
+  const [dialog, setDialog] = useDialog<NonNullable<Dialog>>();
   const action = useAction();
   const list = users.data ?? [];
 
