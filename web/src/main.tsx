@@ -16,7 +16,7 @@ createRoot(root).render(
   <StrictMode>
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="light">
       {/* Below the fixed header (app.css), never over it. */}
-      <Notifications position="top-right" className="svc-notifications" />
+      <Notifications position="top-right" />
       <SessionProvider>
         <App />
       </SessionProvider>

@@ -6,13 +6,14 @@
  */
 import { Alert, AppShell, Burger, Button, Group, NavLink, Text, em } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
-import type { ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { holdsAny } from '../auth/permissions.js';
 import { useMe, useSession } from '../auth/session.js';
 import { pages } from '../pages/registry.js';
 import { useDialog } from '../components/use-dialog.js';
 import { OwnPasswordDialog } from './OwnPasswordDialog.js';
+import { useFocusClearOfHeader } from './use-focus-clear-of-header.js';
 
 /** Mantine's `sm` breakpoint, below which the navigation folds into the burger. */
 const NAV_BREAKPOINT_PX = 768;
@@ -25,6 +26,16 @@ export function AppLayout({ children }: { children: ReactNode }) {
   const [changingPassword, setChangingPassword] = useDialog<true>();
   const narrow = useMediaQuery(`(max-width: ${em(NAV_BREAKPOINT_PX - 0.1)})`) ?? false;
   const visible = pages.filter((page) => holdsAny(me.permissions, page.anyOf));
+  // After moving to another page, the focus goes to its content (as a page load would start there),
+  // so keyboard and screen-reader users are not left on the link they followed.
+  useFocusClearOfHeader();
+  const main = useRef<HTMLElement>(null);
+  const shownLocation = useRef(location);
+  useEffect(() => {
+    if (shownLocation.current === location) return;
+    shownLocation.current = location;
+    main.current?.focus();
+  }, [location]);
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
       <a className="skip-link" href="#main-content">
@@ -68,7 +79,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
           />
         ))}
       </AppShell.Navbar>
-      <AppShell.Main id="main-content" tabIndex={-1}>
+      <AppShell.Main id="main-content" tabIndex={-1} ref={main}>
         {me.must_change_password && (
           <Alert color="yellow" title="Please change your password" mb="md" role="status">
             An administrator set your password. Choose your own with the Password button at the top.

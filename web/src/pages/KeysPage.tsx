@@ -257,7 +257,7 @@ function ShownOnceDialog({ title, plaintext, once, onClose }: { title: string; p
         <Group justify="flex-end">
           <CopyButton value={plaintext}>
             {({ copied, copy }) => (
-              <Button variant="light" color={copied ? 'teal' : 'blue'} onClick={copy}>
+              <Button variant="light" color={copied ? 'teal' : 'blue'} onClick={copy} data-autofocus>
                 {copied ? 'Copied' : 'Copy key'}
               </Button>
             )}

@@ -1,5 +1,6 @@
 /** Login: starts a browser session (`client.startBrowserSession`); the server's refusal is shown in words. */
-import { Button, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Button, Stack, TextInput } from '@mantine/core';
+import { PasswordField } from '../components/PasswordField.js';
 import { useForm } from '@mantine/form';
 import { useLocation } from 'wouter';
 import { useSession } from '../auth/session.js';
@@ -29,7 +30,7 @@ export function LoginPage() {
       <form onSubmit={form.onSubmit((values) => void submit.run(values))} noValidate>
         <Stack>
           <TextInput label="Username" autoComplete="username" required autoFocus={suggestedUsername === ''} {...form.getInputProps('username')} />
-          <PasswordInput label="Password" autoComplete="current-password" required autoFocus={suggestedUsername !== ''} {...form.getInputProps('password')} />
+          <PasswordField label="Password" autoComplete="current-password" required autoFocus={suggestedUsername !== ''} {...form.getInputProps('password')} />
           <ErrorAlert error={submit.error} title="Login failed" />
           <Button type="submit" loading={submit.busy} fullWidth>
             Log in

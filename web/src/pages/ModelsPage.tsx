@@ -4,7 +4,8 @@
  * upstream server), and the running models with stop. Launching and stopping need `models:write`;
  * without it the buttons are shown disabled with the reason.
  */
-import { Autocomplete, Badge, Button, Code, Group, PasswordInput, SegmentedControl, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Autocomplete, Badge, Button, Code, Group, SegmentedControl, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { PasswordField } from '../components/PasswordField.js';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import type { Model, ModelEngine, ModelLaunch, ModelRegistration, ModelType } from '@svc/sdk';
@@ -293,7 +294,7 @@ function LaunchDialog({ preset, families, onClose, onLaunched }: { preset: Launc
       {!builtin && (
         <>
           <TextInput label="Upstream base URL" required placeholder="http://127.0.0.1:8000/v1" {...form.getInputProps('upstreamBaseUrl')} />
-          <PasswordInput
+          <PasswordField
             label="Upstream API key"
             description="Optional. Stored encrypted and never shown again: the model list says only whether a key is set."
             autoComplete="new-password"

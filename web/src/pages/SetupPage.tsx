@@ -2,7 +2,8 @@
  * First run: creates the first administrator (`client.setup.create`), then sends the user to the
  * login page. The minimum password length comes from the setup status.
  */
-import { Button, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Button, Stack, TextInput } from '@mantine/core';
+import { PasswordField } from '../components/PasswordField.js';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import { client } from '../api/client.js';
@@ -31,14 +32,14 @@ export function SetupPage({ minLength }: { minLength: number }) {
       <form onSubmit={form.onSubmit((values) => void submit.run(values))} noValidate>
         <Stack>
           <TextInput label="Username" autoComplete="username" required autoFocus {...form.getInputProps('username')} />
-          <PasswordInput
+          <PasswordField
             label="Password"
             description={`At least ${minLength} characters; a long passphrase is best`}
             autoComplete="new-password"
             required
             {...form.getInputProps('password')}
           />
-          <PasswordInput label="Confirm password" autoComplete="new-password" required {...form.getInputProps('confirmation')} />
+          <PasswordField label="Confirm password" autoComplete="new-password" required {...form.getInputProps('confirmation')} />
           <ErrorAlert error={submit.error} title="Setup failed" />
           <Button type="submit" loading={submit.busy} fullWidth>
             Create administrator
