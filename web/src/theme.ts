@@ -7,7 +7,7 @@
  * until white text on it, and it on its light background, reach at least 4.5:1. Dimmed text uses
  * gray 7 (8.2:1) instead of gray 6 (3.3:1).
  */
-import { createTheme, DEFAULT_THEME, InputWrapper, Modal, type CSSVariablesResolver, type MantineColorsTuple } from '@mantine/core';
+import { createTheme, DEFAULT_THEME, InputWrapper, Modal, Notification, type CSSVariablesResolver, type MantineColorsTuple } from '@mantine/core';
 
 /** A default palette with its two darkest shades replaced. */
 function darkened(name: string, shade8: string, shade9: string): MantineColorsTuple {
@@ -21,6 +21,8 @@ function darkened(name: string, shade8: string, shade9: string): MantineColorsTu
 
 export const theme = createTheme({
   primaryColor: 'blue',
+  // Transitions (dialogs, menus) are skipped for users who ask their system for less motion.
+  respectReducedMotion: true,
   primaryShade: 9,
   defaultRadius: 'md',
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
@@ -35,19 +37,25 @@ export const theme = createTheme({
   components: {
     // Every dialog's close button says what it does.
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close dialog' } } }),
+    Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Dismiss notification' } } }),
     // A field's error is announced when it appears (Mantine already sets aria-invalid and points
     // aria-describedby at it).
     InputWrapper: InputWrapper.extend({ defaultProps: { errorProps: { role: 'alert' } } }),
   },
 });
 
-/** CSS variables Mantine derives from gray 6, moved to gray 7 for contrast. */
+/**
+ * CSS variables Mantine derives from gray 6, moved to gray 7 for contrast; and the hover of light
+ * variants (nav links, light buttons) made lighter (shade 0) rather than darker (shade 2, on which
+ * shade-9 text falls to 4:1).
+ */
 export const cssVariablesResolver: CSSVariablesResolver = (current) => ({
   variables: {},
   light: {
     '--mantine-color-dimmed': current.colors.gray[7],
     '--mantine-color-placeholder': current.colors.gray[7],
     '--mantine-color-error': current.colors.red[9],
+    ...Object.fromEntries(Object.keys(current.colors).map((name) => [`--mantine-color-${name}-light-hover`, `var(--mantine-color-${name}-0)`])),
   },
   dark: {},
 });

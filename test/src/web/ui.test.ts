@@ -50,6 +50,15 @@ describe('web UI (Chromium against svc-local)', () => {
   /** axe on the open dialog only (the page under it is checked on its own). */
   const axeDialog = (where: string) => assertNoAxeViolations(page, `the ${where} dialog`, '[role="dialog"]');
   const title = () => page.evaluate('document.title') as Promise<string>;
+  /** Polls `probe` (bounded) until it answers `expected`, and fails with the last answer otherwise. */
+  const eventually = async (probe: () => Promise<string>, expected: string) => {
+    const seen = await pollUntil(probe, (current) => current === expected, { timeoutMs: 10_000, intervalMs: 50 });
+    assert.equal(seen[seen.length - 1], expected);
+  };
+  /** Waits for the document title (a page's code may still be loading: each page is its own chunk). */
+  const waitForTitle = (expected: string) => eventually(title, expected);
+  /** Waits for the keyboard focus to land on `control` ("button Create key"). */
+  const waitForFocus = (control: string) => eventually(() => focusedControl(page), control);
 
   beforeAll(async () => {
     assert.ok(existsSync(join(repositoryRoot, 'web/dist/index.html')), 'the web UI is built (npm run build builds web/dist)');
@@ -60,7 +69,8 @@ describe('web UI (Chromium against svc-local)', () => {
     // (X-Forwarded-For) and get that address banned while the browser keeps working.
     server = await startServerProcess({ SVC_HOME: home, SVC_TRUSTED_PROXIES: '127.0.0.1' });
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    // Reduced motion: dialogs appear without a fade, so axe measures their final colours.
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' });
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
     // A CSP violation or a script error would mean the page does not work as served.
@@ -84,7 +94,7 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.waitForURL('**/setup');
     await page.getByRole('heading', { name: 'Set up svc' }).waitFor();
     await page.getByText('At least 15 characters').waitFor();
-    assert.equal(await title(), 'Set up · svc');
+    await waitForTitle('Set up · svc');
     assert.equal(await focusedControl(page), 'textbox Username', 'the first field has the focus');
     await assertNoAxeViolations(page, 'the setup page');
     await shoot('setup');
@@ -109,7 +119,7 @@ describe('web UI (Chromium against svc-local)', () => {
 
   it('shows a refused login in words, then logs in and lands on the model launch page', async () => {
     await page.getByRole('heading', { name: 'Log in to svc' }).waitFor();
-    assert.equal(await title(), 'Log in · svc');
+    await waitForTitle('Log in · svc');
     // Right after setup, the new administrator's name is filled in and the password has the focus.
     assert.equal(await page.getByRole('textbox', { name: 'Username', exact: true }).inputValue(), ADMIN.username);
     assert.equal(await focusedControl(page), 'textbox Password');
@@ -125,7 +135,7 @@ describe('web UI (Chromium against svc-local)', () => {
     assert.equal(new URL(page.url()).pathname, '/');
     const nav = page.getByRole('navigation', { name: 'Pages' });
     assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Models', 'Playground', 'Users', 'API keys', 'Security', 'Audit']);
-    assert.equal(await title(), 'Models · svc');
+    await waitForTitle('Models · svc');
     // The administrator's overview: one user, no key, nothing running yet, an intact chain.
     await page.getByTestId('overview-users').filter({ hasText: '1 (1 enabled)' }).waitFor();
     await page.getByTestId('overview-keys').filter({ hasText: '0 (0 enabled)' }).waitFor();
@@ -159,12 +169,12 @@ describe('web UI (Chromium against svc-local)', () => {
     await opener.click();
     const launch = dialog('Launch model');
     await launch.getByRole('combobox', { name: 'Model family' }).waitFor();
-    assert.equal(await focusedControl(page), 'textbox Model family');
+    assert.equal(await focusedControl(page), 'combobox Model family');
     assert.equal(await page.getByRole('listbox').count(), 0, 'the family list stays closed until asked for');
     await axeDialog('launch');
     await page.keyboard.press('Escape');
     await launch.waitFor({ state: 'detached' });
-    await pollUntil(() => focusedControl(page), (focused) => focused === 'button Launch model', { timeoutMs: 5_000, intervalMs: 50 });
+    await waitForFocus('button Launch model');
   });
 
   it('shows a refused launch in words (a uid already running)', async () => {
@@ -238,8 +248,8 @@ describe('web UI (Chromium against svc-local)', () => {
     await axeDialog('create user');
     await create.getByRole('button', { name: 'Create' }).click();
     await create.waitFor({ state: 'detached' });
-    await pollUntil(() => focusedControl(page), (focused) => focused === 'button Create user', { timeoutMs: 5_000, intervalMs: 50 });
-    assert.equal(await title(), 'Users · svc');
+    await waitForFocus('button Create user');
+    await waitForTitle('Users · svc');
     const row = page.getByRole('row').filter({ hasText: ALICE.username });
     await row.getByText('keys:create').waitFor();
     const ownDelete = page.getByRole('row').filter({ hasText: ADMIN.username }).getByRole('button', { name: `Delete ${ADMIN.username}` });
@@ -266,7 +276,7 @@ describe('web UI (Chromium against svc-local)', () => {
     await shown.getByRole('button', { name: 'Done' }).click();
     await shown.waitFor({ state: 'detached' });
     // Create → shown once → Done: the focus is back on the button that started it.
-    await pollUntil(() => focusedControl(page), (focused) => focused === 'button Create key', { timeoutMs: 5_000, intervalMs: 50 });
+    await waitForFocus('button Create key');
     await assertNoAxeViolations(page, 'the keys page');
     const row = page.getByRole('row').filter({ hasText: 'notebook' });
     const prefix = ((await row.getByRole('cell').nth(1).textContent()) ?? '').replace('…', '');
@@ -283,7 +293,7 @@ describe('web UI (Chromium against svc-local)', () => {
     await axeDialog('reveal');
     await revealed.getByRole('button', { name: 'Close dialog' }).click();
     await revealed.waitFor({ state: 'detached' });
-    await pollUntil(() => focusedControl(page), (focused) => focused === 'button Reveal key notebook', { timeoutMs: 5_000, intervalMs: 50 });
+    await waitForFocus('button Reveal key notebook');
   });
 
   it('restricts the key to one model, picked from the running models', async () => {
@@ -506,7 +516,7 @@ describe('web UI (Chromium against svc-local)', () => {
     const records = page.getByRole('table', { name: 'Audit records' });
     const count = page.getByTestId('audit-count');
     await count.filter({ hasText: /^Records 1–50 of \d+$/ }).waitFor();
-    assert.equal(await title(), 'Audit · svc');
+    await waitForTitle('Audit · svc');
     await assertNoAxeViolations(page, 'the audit center');
 
     // The UI's own page-load calls are recorded, but hidden until the switch shows them.
@@ -514,9 +524,11 @@ describe('web UI (Chromium against svc-local)', () => {
     const withoutPageLoads = await totalOf();
     const pageLoads = page.getByRole('switch', { name: 'Show page loads' });
     await pageLoads.check();
-    await pollUntil(totalOf, (total) => total > withoutPageLoads, { timeoutMs: 10_000, intervalMs: 100 });
+    const withPageLoads = await pollUntil(totalOf, (total) => total > withoutPageLoads, { timeoutMs: 10_000, intervalMs: 100 });
+    assert.ok((withPageLoads[withPageLoads.length - 1] ?? 0) > withoutPageLoads, 'showing page loads shows more records');
     await pageLoads.uncheck();
-    await pollUntil(totalOf, (total) => total < withoutPageLoads + 5, { timeoutMs: 10_000, intervalMs: 100 });
+    const hiddenAgain = await pollUntil(totalOf, (total) => total < withoutPageLoads + 5, { timeoutMs: 10_000, intervalMs: 100 });
+    assert.ok((hiddenAgain[hiddenAgain.length - 1] ?? Infinity) < withoutPageLoads + 5, 'hidden again (a few searches meanwhile)');
 
     // Paging: 25 a page, then the second page.
     await page.getByRole('combobox', { name: 'Records per page' }).click();
@@ -579,7 +591,8 @@ describe('web UI (Chromium against svc-local)', () => {
     await axeDialog('audit record');
     await page.keyboard.press('Escape');
     await details.waitFor({ state: 'detached' });
-    await pollUntil(() => focusedControl(page), (focused) => focused.startsWith('button Details of record'), { timeoutMs: 5_000, intervalMs: 50 });
+    const afterDetails = await pollUntil(() => focusedControl(page), (focused) => focused.startsWith('button Details of record'), { timeoutMs: 10_000, intervalMs: 50 });
+    assert.match(afterDetails[afterDetails.length - 1] ?? '', /^button Details of record \d+$/, 'the focus is back on the Details button');
     await page.getByRole('button', { name: 'Clear filters' }).click();
 
     // The security events, by event type.
@@ -662,7 +675,7 @@ describe('web UI (Chromium against svc-local)', () => {
     const response = await page.goto(`${server.baseUrl}/no/such/page`);
     assert.equal(response?.status(), 404);
     await page.getByRole('alert').filter({ hasText: 'No such page' }).waitFor();
-    assert.equal(await title(), 'Page not found · svc');
+    await waitForTitle('Page not found · svc');
     await page.getByTestId('signed-in-as').filter({ hasText: ADMIN.username }).waitFor();
     await assertNoAxeViolations(page, 'the not-found page');
     const api = await fetch(`${server.baseUrl}/v1/no/such/route`, { headers: { accept: 'text/html' } });
@@ -673,7 +686,7 @@ describe('web UI (Chromium against svc-local)', () => {
   it('chats with a model in the playground, the answer streamed', async () => {
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Playground' }).click();
     await page.waitForURL('**/playground');
-    assert.equal(await title(), 'Playground · svc');
+    await waitForTitle('Playground · svc');
     const model = page.getByRole('textbox', { name: 'Model' });
     await model.fill('echo');
     await page.getByRole('textbox', { name: 'Message' }).fill('hello from the playground');
@@ -730,7 +743,7 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.goto(`${server.baseUrl}/users`);
     await page.getByRole('alert').filter({ hasText: 'You cannot open Users' }).waitFor();
     await page.getByText('needs the permission users:manage').waitFor();
-    assert.equal(await title(), 'Users · svc');
+    await waitForTitle('Users · svc');
     await assertNoAxeViolations(page, 'the forbidden page');
     await shoot('forbidden');
   });
@@ -866,7 +879,7 @@ describe('web UI (Chromium against svc-local)', () => {
       await keyboard.waitForURL('**/keys');
       await keyboard.getByRole('heading', { name: 'API keys', exact: true }).waitFor();
       assert.equal(await mainHasFocus(), true, 'after a navigation the focus is on the content');
-      assert.equal(await keyboard.evaluate('document.title'), 'API keys · svc');
+      await eventually(() => keyboard.evaluate('document.title') as Promise<string>, 'API keys · svc');
 
       // Create a key: the dialog opens on its first field, Enter submits, the key is shown with the
       // copy button focused, and Escape returns the focus to "Create key".
@@ -879,10 +892,10 @@ describe('web UI (Chromium against svc-local)', () => {
       await keyboard.keyboard.press('Enter');
       const shown = keyboard.getByRole('dialog', { name: 'Your new API key' });
       await shown.waitFor();
-      await pollUntil(focused, (control) => control === 'button Copy key', { timeoutMs: 5_000, intervalMs: 50 });
+      await eventually(focused, 'button Copy key');
       await keyboard.keyboard.press('Escape');
       await shown.waitFor({ state: 'detached' });
-      await pollUntil(focused, (control) => control === 'button Create key', { timeoutMs: 5_000, intervalMs: 50 });
+      await eventually(focused, 'button Create key');
       await keyboard.getByRole('row').filter({ hasText: 'typed-by-keyboard' }).waitFor();
     } finally {
       await other.close();
