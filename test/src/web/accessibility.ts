@@ -34,7 +34,6 @@ export async function assertNoAxeViolations(page: Page, where: string, scope?: s
        .then((result) => result.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) })))`,
   )) as AxeViolation[];
   const described = violations.map((violation) => `${violation.id}: ${violation.help}\n${violation.nodes.map((node) => `    ${node.target.join(' ')}: ${node.failureSummary.replace(/\n/g, ' ')}`).join('\n')}`);
-  if (process.env['AXE_COLLECT'] === '1') { if (described.length > 0) console.log(`AXE ${where}:\n${described.join('\n')}`); return; }
   assert.deepEqual(described, [], `axe found WCAG violations on ${where}`);
 }
 

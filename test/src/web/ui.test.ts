@@ -496,7 +496,7 @@ describe('web UI (Chromium against svc-local)', () => {
     const failedLogins = (await admin.audit.search({ time_from: 'now-24h', status: 'login_failed', size: 1 })).total;
     const bans = (await admin.audit.search({ time_from: 'now-24h', event_type: 'ip_banned,key_banned,account_locked', size: 1 })).total;
     await admin.logout();
-    assert.ok(failedLogins >= 3 && bans === 3, `${failedLogins} failed logins, ${bans} bans`);
+    assert.ok(failedLogins >= 3 && bans >= 3, `${failedLogins} failed logins, ${bans} bans`);
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Models' }).click();
     await page.waitForURL((url) => url.pathname === '/');
     await page.getByTestId('overview-failed-logins').filter({ hasText: `Failed logins, 24 h${failedLogins}` }).waitFor();
@@ -642,7 +642,7 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.locator('button[data-loading]').first().waitFor({ state: 'detached' });
     await shoot('audit-phone', false);
     await page.setViewportSize({ width: 1280, height: 800 });
-  });
+  }, 300_000);
 
   it('keeps the session across a reload (the cookie resumes it; the access token lived in memory only)', async () => {
     await page.reload();
@@ -669,7 +669,7 @@ describe('web UI (Chromium against svc-local)', () => {
       }
     }
     await page.setViewportSize({ width: 1280, height: 800 });
-  });
+  }, 300_000);
 
   it("shows the UI's not-found page at an unknown path, while API paths still answer JSON", async () => {
     const response = await page.goto(`${server.baseUrl}/no/such/page`);
@@ -687,7 +687,7 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Playground' }).click();
     await page.waitForURL('**/playground');
     await waitForTitle('Playground · svc');
-    const model = page.getByRole('textbox', { name: 'Model' });
+    const model = page.getByRole('combobox', { name: 'Model' });
     await model.fill('echo');
     await page.getByRole('textbox', { name: 'Message' }).fill('hello from the playground');
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
