@@ -33,7 +33,7 @@ import { oidcHandlers } from './routes/oidc-routes.js';
 import { OidcService } from './oidc/oidc-service.js';
 import { setupHandlers } from './routes/setup-routes.js';
 import { userHandlers } from './routes/user-routes.js';
-import { registerWebUi } from './ui/web-ui.js';
+import { registerWebUi, type UiNotFoundPage } from './ui/web-ui.js';
 import { resolveSecret } from './secrets.js';
 import { FamilyDefinitionParser } from './models/family-definition.js';
 import { InferenceService } from './models/inference-service.js';
@@ -147,10 +147,11 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     app.decorateRequest('audit', null as unknown as AuditContext);
     app.removeContentTypeParser('text/plain');
     await registerCors(app, config.corsOrigins);
-    registerErrorHandling(app, services, trust);
+    let uiNotFoundPage: UiNotFoundPage | null = null;
+    registerErrorHandling(app, services, trust, () => uiNotFoundPage);
     registerRoutes(app, services, new Authenticator(storage, services.accessTokens), bodyCompiler);
     registerAudit(app, services);
-    await registerWebUi(app, config.frontend, app.log);
+    uiNotFoundPage = await registerWebUi(app, config.frontend, app.log);
     const { audit, upstream } = services;
     app.addHook('onClose', async () => {
       await audit?.close();
@@ -269,7 +270,7 @@ function registerAudit(app: FastifyInstance, services: Services): void {
   audit.startPruning();
 }
 
-function registerErrorHandling(app: FastifyInstance, services: Services, trust: TrustFunction): void {
+function registerErrorHandling(app: FastifyInstance, services: Services, trust: TrustFunction, uiNotFoundPage: () => UiNotFoundPage | null): void {
   const { metrics } = services;
   app.setErrorHandler((error, request, reply) => {
     const response = toErrorResponse(error, request.log);
@@ -285,9 +286,11 @@ function registerErrorHandling(app: FastifyInstance, services: Services, trust: 
     metrics.recordRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode);
     done();
   });
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler(async (request, reply) => {
     const response = respond('not_found', 'No route matches this method and path');
     noteError(request, response);
+    // A browser navigating to a path the UI owns gets the app's not-found page (docs/web-ui.md).
+    if (await (uiNotFoundPage()?.(request, reply) ?? false)) return reply;
     return reply.code(response.status).send(response.body);
   });
   const { bruteForce, config } = services;

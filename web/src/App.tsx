@@ -3,6 +3,7 @@
  * the pages of the registry (each behind its permissions) once someone is.
  */
 import { Alert, Center, Container, Loader } from '@mantine/core';
+import { Suspense, type ReactNode } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
 import { describeError } from './api/describe-error.js';
 import { holdsAny } from './auth/permissions.js';
@@ -14,9 +15,25 @@ import { LoginPage } from './pages/LoginPage.js';
 import { NotFound } from './pages/NotFound.js';
 import { pages } from './pages/registry.js';
 import { SetupPage } from './pages/SetupPage.js';
+import { usePageTitle } from './layout/use-page-title.js';
 
 /** The pages with a route of their own (`/` is HomePage's). */
 const routedPages = pages.filter((page) => page.path !== '/');
+
+/** Gives the page its document title. */
+function Titled({ title, children }: { title: string; children: ReactNode }) {
+  usePageTitle(title);
+  return children;
+}
+
+/** Shown while a page's code loads (each page is its own chunk). */
+function PageLoading() {
+  return (
+    <Center py="xl">
+      <Loader aria-label="Loading the page" />
+    </Center>
+  );
+}
 
 export function App() {
   const { state } = useSession();
@@ -61,6 +78,7 @@ export function App() {
       const me = state.me;
       return (
         <AppLayout>
+          <Suspense fallback={<PageLoading />}>
           <Switch>
             <Route path="/setup">
               <Redirect to="/" replace />
@@ -70,7 +88,7 @@ export function App() {
             </Route>
             {routedPages.map((page) => (
               <Route key={page.path} path={page.path}>
-                {holdsAny(me.permissions, page.anyOf) ? <page.component /> : <Forbidden page={page} />}
+                <Titled title={page.label}>{holdsAny(me.permissions, page.anyOf) ? <page.component /> : <Forbidden page={page} />}</Titled>
               </Route>
             ))}
             {/* `/` is the model launch page for those who may open it, else their first page. */}
@@ -78,9 +96,12 @@ export function App() {
               <HomePage />
             </Route>
             <Route>
-              <NotFound />
+              <Titled title="Page not found">
+                <NotFound />
+              </Titled>
             </Route>
           </Switch>
+          </Suspense>
         </AppLayout>
       );
     }

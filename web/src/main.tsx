@@ -8,13 +8,14 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
 import { SessionProvider } from './auth/session.js';
-import { theme } from './theme.js';
+import { cssVariablesResolver, theme } from './theme.js';
 
 const root = document.getElementById('root');
 if (root === null) throw new Error('index.html has no #root');
 createRoot(root).render(
   <StrictMode>
-    <MantineProvider theme={theme} defaultColorScheme="light">
+    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="light">
+      {/* Below the fixed header (app.css), never over it. */}
       <Notifications position="top-right" />
       <SessionProvider>
         <App />

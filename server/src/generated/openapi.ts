@@ -2900,6 +2900,11 @@ export type components = {
         AuditEventType: components["schemas"]["AuditValueList"];
         /** @description Comma-separated actions (operation ids such as `login`, or event actions such as `security.ban`). */
         AuditAction: components["schemas"]["AuditValueList"];
+        /**
+         * @description Comma-separated actions to leave out (e.g. `getSetupStatus,refreshBrowserSession,getMe`,
+         *     the calls the web UI makes on every page load). Applied after `action`.
+         */
+        AuditExcludeAction: components["schemas"]["AuditValueList"];
     };
     requestBodies: never;
     headers: {
@@ -5313,6 +5318,11 @@ export interface operations {
                 event_type?: components["parameters"]["AuditEventType"];
                 /** @description Comma-separated actions (operation ids such as `login`, or event actions such as `security.ban`). */
                 action?: components["parameters"]["AuditAction"];
+                /**
+                 * @description Comma-separated actions to leave out (e.g. `getSetupStatus,refreshBrowserSession,getMe`,
+                 *     the calls the web UI makes on every page load). Applied after `action`.
+                 */
+                exclude_action?: components["parameters"]["AuditExcludeAction"];
                 /** @description How many matching records to skip. */
                 page_from?: number;
                 /** @description The page size. */
@@ -5472,6 +5482,11 @@ export interface operations {
                 event_type?: components["parameters"]["AuditEventType"];
                 /** @description Comma-separated actions (operation ids such as `login`, or event actions such as `security.ban`). */
                 action?: components["parameters"]["AuditAction"];
+                /**
+                 * @description Comma-separated actions to leave out (e.g. `getSetupStatus,refreshBrowserSession,getMe`,
+                 *     the calls the web UI makes on every page load). Applied after `action`.
+                 */
+                exclude_action?: components["parameters"]["AuditExcludeAction"];
             };
             header?: never;
             path?: never;

@@ -29,6 +29,7 @@ interface FilterQuery {
   status?: string;
   event_type?: string;
   action?: string;
+  exclude_action?: string;
 }
 
 const list = (value: string | undefined): string[] | undefined => {
@@ -54,6 +55,7 @@ export function auditFilter(query: FilterQuery): AuditFilter {
   assign('status', list(query.status));
   assign('eventType', list(query.event_type));
   assign('action', list(query.action));
+  assign('excludeAction', list(query.exclude_action));
   return filter;
 }
 

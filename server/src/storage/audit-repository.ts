@@ -26,6 +26,8 @@ export interface AuditFilter {
   status?: string[];
   eventType?: string[];
   action?: string[];
+  /** Actions left out (the web UI's page-load calls, for one). */
+  excludeAction?: string[];
 }
 
 /** The anchor left by retention pruning. */
@@ -68,6 +70,10 @@ function whereClause(filter: AuditFilter): { sql: string; parameters: unknown[] 
     if (values === undefined || values.length === 0) continue;
     conditions.push(`${column} IN (${values.map(() => '?').join(', ')})`);
     parameters.push(...values);
+  }
+  if (filter.excludeAction !== undefined && filter.excludeAction.length > 0) {
+    conditions.push(`action NOT IN (${filter.excludeAction.map(() => '?').join(', ')})`);
+    parameters.push(...filter.excludeAction);
   }
   return { sql: conditions.join(' AND '), parameters };
 }

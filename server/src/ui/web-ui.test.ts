@@ -79,6 +79,27 @@ describe('the web UI beside the API (SVC_FRONTEND_DIST_DIR)', () => {
     }
   });
 
+  it("answers a browser navigation to an unknown path with the app (status 404), so the UI shows its not-found page", async () => {
+    const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    for (const path of ['/nowhere', '/users/extra', '/qwen2.5-instruct', '/a/b/c?x=1']) {
+      const response = await fetch(ctx.server.baseUrl + path, { headers: browser });
+      assert.equal(response.status, 404, path);
+      assert.match(response.headers.get('content-type') ?? '', /^text\/html/, path);
+      assert.equal(await response.text(), INDEX, path);
+      assertUiSecurityHeaders(response, path);
+    }
+  });
+
+  it('keeps API paths, missing build files, other methods and non-browser clients on the JSON 404', async () => {
+    const browser = { accept: 'text/html,*/*;q=0.8' };
+    for (const path of ['/v1/nowhere', '/v1/ui/my-model', '/token/x', '/metrics/x', '/status/x', '/assets/missing.js']) {
+      await assertApiNotFound(await fetch(ctx.server.baseUrl + path, { headers: browser }), `${path} from a browser`);
+    }
+    await assertApiNotFound(await fetch(`${ctx.server.baseUrl}/nowhere`, { headers: { accept: 'application/json' } }), 'an API client');
+    await assertApiNotFound(await fetch(`${ctx.server.baseUrl}/nowhere`), 'fetch without Accept');
+    await assertApiNotFound(await fetch(`${ctx.server.baseUrl}/nowhere`, { method: 'DELETE', headers: browser }), 'DELETE');
+  });
+
   it('serves client routes to GET only: other methods are the API 404', async () => {
     await assertApiNotFound(await fetch(`${ctx.server.baseUrl}/users`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }), 'POST /users');
   });

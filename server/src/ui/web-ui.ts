@@ -7,15 +7,25 @@
  * - redirects from the legacy `/ui/` paths to `/`,
  * and adds the security headers to every one of those responses. Those requests are left out of the
  * audit trail (they are not API calls). Everything else falls through to the API's 404 in the error
- * shape (an API call to an unknown route, audited as such).
+ * shape (an API call to an unknown route, audited as such) — except a browser navigation to a path
+ * the UI owns ({@link isUiNavigation}), which gets `index.html` with status 404, so the app shows its
+ * not-found page (still audited as an unknown route).
  */
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FrontendConfig } from '../config.js';
 import { clientRoutes } from './client-routes.js';
 import { uiSecurityHeaders } from './security-headers.js';
+import { isUiNavigation } from './ui-navigation.js';
+
+/**
+ * Answers an unknown path with the app's not-found page when the request is a navigation the UI
+ * owns, and says whether it did (otherwise the caller sends the API's 404).
+ */
+export type UiNotFoundPage = (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
 
 /** Files under this prefix carry a content hash in their name, so they may be cached for good. */
 const HASHED_ASSETS_PREFIX = '/assets/';
@@ -23,12 +33,13 @@ const HASHED_ASSETS_PREFIX = '/assets/';
 /**
  * Registers the web UI. When the bundled build is missing (the server was built without `web/`), it
  * logs one warning and registers nothing, so the API still works; a custom directory was already
- * checked by the configuration.
+ * checked by the configuration. Returns the not-found page for unknown navigations (null without a UI).
  */
-export async function registerWebUi(app: FastifyInstance, frontend: FrontendConfig, log: FastifyBaseLogger): Promise<void> {
-  if (!existsSync(join(frontend.directory, 'index.html'))) {
+export async function registerWebUi(app: FastifyInstance, frontend: FrontendConfig, log: FastifyBaseLogger): Promise<UiNotFoundPage | null> {
+  const indexPath = join(frontend.directory, 'index.html');
+  if (!existsSync(indexPath)) {
     log.warn(`the web UI is not built (no index.html in ${frontend.directory}): run npm run build, or set SVC_FRONTEND_DIST_DIR; the API is served without it`);
-    return;
+    return null;
   }
   await app.register(async (ui) => {
     ui.addHook('onRequest', (request, reply, done) => {
@@ -57,4 +68,11 @@ export async function registerWebUi(app: FastifyInstance, frontend: FrontendConf
     ui.get('/ui', toRoot);
     ui.get('/ui/*', toRoot);
   });
+  return async (request, reply) => {
+    if (!isUiNavigation(request)) return false;
+    const page = await readFile(indexPath).catch(() => null);
+    if (page === null) return false;
+    await reply.code(404).headers(uiSecurityHeaders).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page);
+    return true;
+  };
 }

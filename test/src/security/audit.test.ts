@@ -202,6 +202,22 @@ describe('security: audit trail (R35–R38)', () => {
     assert.ok(options.body.user.includes('admin'));
     assert.ok(options.body.event_type.includes('startup'));
   });
+
+  it('leaves out the actions named in exclude_action (the web UI hides its page-load calls), in search and export', async () => {
+    const server = handle.server;
+    const token = admin.accessToken;
+    const all = await search(server, token, {});
+    assert.ok(all.hits.some((hit) => hit['action'] === 'getMe'), 'the trail holds getMe calls');
+    const hidden = await search(server, token, { exclude_action: 'getMe, login' });
+    assert.ok(hidden.total > 0);
+    assert.ok(hidden.hits.every((hit) => hit['action'] !== 'getMe' && hit['action'] !== 'login'));
+    const both = await search(server, token, { action: 'getMe,createUser', exclude_action: 'getMe' });
+    assert.ok(both.total > 0 && both.hits.every((hit) => hit['action'] === 'createUser'));
+    const exported = await server.request('GET', `/v1/audit/export?${new URLSearchParams({ time_from: 'now-1h', format: 'jsonl', exclude_action: 'getMe' })}`, { token });
+    assert.equal(exported.status, 200);
+    const actions = exported.text.trim().split('\n').map((line) => (JSON.parse(line) as { action: string }).action);
+    assert.ok(actions.length > 0 && !actions.includes('getMe'));
+  });
 });
 
 describe('security: audit access and integrity (R39)', () => {

@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { Client, RateLimitError } from '@svc/sdk';
 import { pollUntil, startServerProcess, type ServerProcess } from '@svc/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { assertNoAxeViolations, clippedTexts, focusedControl } from './accessibility.js';
 import { launchChromium } from './browser.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -46,6 +47,18 @@ describe('web UI (Chromium against svc-local)', () => {
   const shoot = (name: string, fullPage = true) =>
     page.screenshot({ path: join(screenshots, `${name}.png`), fullPage, style: '.mantine-Notifications-root { display: none !important; }' });
   const dialog = (name: string | RegExp) => page.getByRole('dialog', { name });
+  /** axe on the open dialog only (the page under it is checked on its own). */
+  const axeDialog = (where: string) => assertNoAxeViolations(page, `the ${where} dialog`, '[role="dialog"]');
+  const title = () => page.evaluate('document.title') as Promise<string>;
+  /** Polls `probe` (bounded) until it answers `expected`, and fails with the last answer otherwise. */
+  const eventually = async (probe: () => Promise<string>, expected: string) => {
+    const seen = await pollUntil(probe, (current) => current === expected, { timeoutMs: 10_000, intervalMs: 50 });
+    assert.equal(seen[seen.length - 1], expected);
+  };
+  /** Waits for the document title (a page's code may still be loading: each page is its own chunk). */
+  const waitForTitle = (expected: string) => eventually(title, expected);
+  /** Waits for the keyboard focus to land on `control` ("button Create key"). */
+  const waitForFocus = (control: string) => eventually(() => focusedControl(page), control);
 
   beforeAll(async () => {
     assert.ok(existsSync(join(repositoryRoot, 'web/dist/index.html')), 'the web UI is built (npm run build builds web/dist)');
@@ -56,7 +69,8 @@ describe('web UI (Chromium against svc-local)', () => {
     // (X-Forwarded-For) and get that address banned while the browser keeps working.
     server = await startServerProcess({ SVC_HOME: home, SVC_TRUSTED_PROXIES: '127.0.0.1' });
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    // Reduced motion: dialogs appear without a fade, so axe measures their final colours.
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' });
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
     // A CSP violation or a script error would mean the page does not work as served.
@@ -80,6 +94,9 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.waitForURL('**/setup');
     await page.getByRole('heading', { name: 'Set up svc' }).waitFor();
     await page.getByText('At least 15 characters').waitFor();
+    await waitForTitle('Set up · svc');
+    assert.equal(await focusedControl(page), 'textbox Username', 'the first field has the focus');
+    await assertNoAxeViolations(page, 'the setup page');
     await shoot('setup');
     await page.getByRole('textbox', { name: 'Username', exact: true }).fill(ADMIN.username);
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill('too short');
@@ -87,6 +104,13 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.getByRole('button', { name: 'Create administrator' }).click();
     await page.getByText('Use at least 15 characters').waitFor();
     await page.getByText('The passwords do not match').waitFor();
+    // Field errors are announced (role=alert), marked invalid and tied to their field.
+    const password = page.getByRole('textbox', { name: 'Password', exact: true });
+    assert.equal(await password.getAttribute('aria-invalid'), 'true');
+    const errorId = (await password.getAttribute('aria-describedby')) ?? '';
+    assert.match((await page.locator(`[id="${errorId.split(' ')[0]}"]`).textContent()) ?? '', /Use at least 15 characters/);
+    assert.equal(await page.getByRole('alert').filter({ hasText: 'The passwords do not match' }).count(), 1);
+    await assertNoAxeViolations(page, 'the setup page with field errors');
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill(ADMIN.password);
     await page.getByRole('textbox', { name: 'Confirm password', exact: true }).fill(ADMIN.password);
     await page.getByRole('button', { name: 'Create administrator' }).click();
@@ -95,17 +119,28 @@ describe('web UI (Chromium against svc-local)', () => {
 
   it('shows a refused login in words, then logs in and lands on the model launch page', async () => {
     await page.getByRole('heading', { name: 'Log in to svc' }).waitFor();
+    await waitForTitle('Log in · svc');
+    // Right after setup, the new administrator's name is filled in and the password has the focus.
+    assert.equal(await page.getByRole('textbox', { name: 'Username', exact: true }).inputValue(), ADMIN.username);
+    assert.equal(await focusedControl(page), 'textbox Password');
     await page.getByRole('textbox', { name: 'Username', exact: true }).fill(ADMIN.username);
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill('not the right password at all');
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('alert').filter({ hasText: 'Incorrect username or password.' }).waitFor();
+    await assertNoAxeViolations(page, 'the login page with a refusal');
     await shoot('login');
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill(ADMIN.password);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { name: 'Models', exact: true }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/');
     const nav = page.getByRole('navigation', { name: 'Pages' });
-    assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Models', 'Users', 'API keys', 'Security', 'Audit']);
+    assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Models', 'Playground', 'Users', 'API keys', 'Security', 'Audit']);
+    await waitForTitle('Models · svc');
+    // The administrator's overview: one user, no key, nothing running yet, an intact chain.
+    await page.getByTestId('overview-users').filter({ hasText: '1 (1 enabled)' }).waitFor();
+    await page.getByTestId('overview-keys').filter({ hasText: '0 (0 enabled)' }).waitFor();
+    await page.getByTestId('overview-chain').filter({ hasText: 'Intact' }).waitFor();
+    await assertNoAxeViolations(page, 'the home page');
   });
 
   it('lists the built-in model families and launches echo from its row', async () => {
@@ -127,6 +162,19 @@ describe('web UI (Chromium against svc-local)', () => {
     const answer = await admin.inference.chatCompletion({ model: 'echo', messages: [{ role: 'user', content: 'hello from the ui test' }] });
     assert.equal(answer.choices[0]?.message.content, 'hello from the ui test');
     await admin.logout();
+  });
+
+  it('opens the launch dialog with its family list closed: Escape closes it at once and the focus returns to the button', async () => {
+    const opener = page.getByRole('button', { name: 'Launch model', exact: true });
+    await opener.click();
+    const launch = dialog('Launch model');
+    await launch.getByRole('combobox', { name: 'Model family' }).waitFor();
+    assert.equal(await focusedControl(page), 'combobox Model family');
+    assert.equal(await page.getByRole('listbox').count(), 0, 'the family list stays closed until asked for');
+    await axeDialog('launch');
+    await page.keyboard.press('Escape');
+    await launch.waitFor({ state: 'detached' });
+    await waitForFocus('button Launch model');
   });
 
   it('shows a refused launch in words (a uid already running)', async () => {
@@ -166,6 +214,7 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.getByRole('button', { name: 'Stop model llama-upstream' }).click();
     const confirm = dialog('Stop model');
     await confirm.getByText('Stop the model llama-upstream?').waitFor();
+    await axeDialog('stop confirmation');
     await confirm.getByRole('button', { name: 'Stop', exact: true }).click();
     await confirm.waitFor({ state: 'detached' });
     await page.getByRole('table', { name: 'Running models' }).getByRole('row').filter({ hasText: 'llama-upstream' }).waitFor({ state: 'detached' });
@@ -196,13 +245,17 @@ describe('web UI (Chromium against svc-local)', () => {
     await create.getByRole('textbox', { name: 'Password', exact: true }).fill(ALICE.password);
     await create.getByRole('textbox', { name: 'Confirm password', exact: true }).fill(ALICE.password);
     await create.getByRole('group', { name: 'API keys' }).getByRole('checkbox', { name: 'keys:create' }).check();
+    await axeDialog('create user');
     await create.getByRole('button', { name: 'Create' }).click();
     await create.waitFor({ state: 'detached' });
+    await waitForFocus('button Create user');
+    await waitForTitle('Users · svc');
     const row = page.getByRole('row').filter({ hasText: ALICE.username });
     await row.getByText('keys:create').waitFor();
     const ownDelete = page.getByRole('row').filter({ hasText: ADMIN.username }).getByRole('button', { name: `Delete ${ADMIN.username}` });
     assert.equal(await ownDelete.getAttribute('aria-disabled'), 'true');
     assert.equal(await ownDelete.getAttribute('title'), 'You cannot change your own account here');
+    await assertNoAxeViolations(page, 'the users page');
     await shoot('users');
   });
 
@@ -212,14 +265,19 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     const create = dialog('Create API key');
     await create.getByRole('textbox', { name: 'Name', exact: true }).fill('notebook');
+    await axeDialog('create key');
     await create.getByRole('button', { name: 'Create' }).click();
     const shown = dialog('Your new API key');
+    await axeDialog('shown-once key');
     keyPlaintext = (await shown.getByTestId('plaintext-key').textContent()) ?? '';
     assert.match(keyPlaintext, /^sk-svc-[0-9A-Za-z]{40,}$/);
     await shown.getByRole('button', { name: 'Copy key' }).waitFor();
     await shoot('key-created');
     await shown.getByRole('button', { name: 'Done' }).click();
     await shown.waitFor({ state: 'detached' });
+    // Create → shown once → Done: the focus is back on the button that started it.
+    await waitForFocus('button Create key');
+    await assertNoAxeViolations(page, 'the keys page');
     const row = page.getByRole('row').filter({ hasText: 'notebook' });
     const prefix = ((await row.getByRole('cell').nth(1).textContent()) ?? '').replace('…', '');
     assert.ok(keyPlaintext.startsWith(prefix) && prefix.length > 7, `prefix ${prefix}`);
@@ -232,8 +290,10 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.getByRole('button', { name: 'Reveal key notebook' }).click();
     const revealed = dialog('Key notebook');
     assert.equal(await revealed.getByTestId('plaintext-key').textContent(), keyPlaintext);
-    await revealed.getByRole('button', { name: 'Done' }).click();
+    await axeDialog('reveal');
+    await revealed.getByRole('button', { name: 'Close dialog' }).click();
     await revealed.waitFor({ state: 'detached' });
+    await waitForFocus('button Reveal key notebook');
   });
 
   it('restricts the key to one model, picked from the running models', async () => {
@@ -246,6 +306,7 @@ describe('web UI (Chromium against svc-local)', () => {
     await models.getByRole('radio', { name: 'Only these' }).check();
     await models.getByRole('combobox', { name: 'Model UID', exact: true }).click();
     assert.deepEqual((await page.getByRole('option').allTextContents()).sort(), ['echo', 'hash-embedding']);
+    await axeDialog('key models');
     await shoot('key-models');
     await page.getByRole('option', { name: 'echo', exact: true }).click();
     assert.equal(await models.getByRole('combobox', { name: 'Model UID', exact: true }).inputValue(), 'echo');
@@ -299,6 +360,52 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.getByRole('row').filter({ hasText: 'for-alice' }).getByRole('cell', { name: ALICE.username, exact: true }).waitFor();
   });
 
+  it('creates a key that expires on a picked date and may do less than its owner, then lets it do everything again', async () => {
+    const localDay = (offsetDays: number) => {
+      const day = new Date(Date.now() + offsetDays * 86_400_000);
+      return `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, '0')}-${String(day.getDate()).padStart(2, '0')}`;
+    };
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const create = dialog('Create API key');
+    await create.getByRole('textbox', { name: 'Name', exact: true }).fill('ci-bot');
+    await create.getByRole('combobox', { name: 'Expires' }).click();
+    await page.getByRole('option', { name: 'On a date…' }).click();
+    const date = create.getByLabel('Expiry date');
+    assert.equal(await date.getAttribute('type'), 'date', "the browser's own date picker");
+    await date.fill(localDay(-1));
+    await create.getByRole('radio', { name: 'Only the permissions picked below' }).check();
+    await create.getByRole('button', { name: 'Create' }).click();
+    await create.getByRole('alert').filter({ hasText: 'Pick a day in the future' }).waitFor();
+    assert.equal(await date.getAttribute('aria-invalid'), 'true');
+    await date.fill(localDay(10));
+    await create.getByRole('button', { name: 'Create' }).click();
+    await create.getByRole('alert').filter({ hasText: 'Pick at least one permission' }).waitFor();
+    await create.getByRole('group', { name: 'Models' }).getByRole('checkbox', { name: 'models:read' }).check();
+    await axeDialog('create key with a date and narrowed permissions');
+    await create.getByRole('button', { name: 'Create' }).click();
+    await dialog('Your new API key').getByRole('button', { name: 'Done' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'ci-bot' });
+    await row.getByRole('cell', { name: 'models:read', exact: true }).waitFor();
+
+    const admin = new Client({ baseUrl: server.baseUrl, maxRetries: 0 });
+    await admin.login(ADMIN.username, ADMIN.password);
+    const stored = (await admin.keys.list()).find((key) => key.name === 'ci-bot');
+    assert.ok(stored !== undefined && stored.expires_at !== null);
+    assert.deepEqual(stored.permissions, ['models:read']);
+    const [year, month, day] = localDay(10).split('-').map(Number) as [number, number, number];
+    assert.equal(Date.parse(stored.expires_at), new Date(year, month - 1, day, 23, 59, 59, 999).getTime(), 'until the end of the picked day');
+
+    await page.getByRole('button', { name: 'Permissions of key ci-bot' }).click();
+    const edit = dialog('Permissions of key ci-bot');
+    await axeDialog('key permissions');
+    await edit.getByRole('radio', { name: 'Everything its owner may do' }).check();
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await edit.waitFor({ state: 'detached' });
+    await row.getByRole('cell', { name: "Owner's", exact: true }).waitFor();
+    assert.equal((await admin.keys.list()).find((key) => key.name === 'ci-bot')?.permissions, null);
+    await admin.logout();
+  });
+
   it('changes the security settings, and shows a refused change in words', async () => {
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Security' }).click();
     await page.waitForURL('**/security');
@@ -315,6 +422,11 @@ describe('web UI (Chromium against svc-local)', () => {
     await perAccount.getByRole('textbox', { name: 'Failures before a lockout' }).fill('3');
     await settings.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Security settings saved').waitFor();
+    // The notification sits below the header, never over its buttons.
+    const header = await page.locator('header').boundingBox();
+    const toast = await page.locator('.mantine-Notification-root').filter({ hasText: 'Security settings saved' }).boundingBox();
+    assert.ok(header !== null && toast !== null);
+    assert.ok(toast.y >= header.y + header.height, `the notification (top ${toast.y}) is below the header (bottom ${header.y + header.height})`);
     assert.equal(await settings.getByRole('alert').count(), 0);
     const admin = new Client({ baseUrl: server.baseUrl, maxRetries: 0 });
     await admin.login(ADMIN.username, ADMIN.password);
@@ -341,6 +453,7 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.getByRole('table', { name: 'Banned keys' }).getByRole('row').filter({ hasText: KEY_GUESSER_IP }).getByText(/^sha256:/).waitFor();
     await page.getByRole('table', { name: 'Locked accounts' }).getByRole('row').filter({ hasText: ALICE.username }).waitFor();
     // The time left counts down in the page.
+    await assertNoAxeViolations(page, 'the security page with bans');
     const timeLeft = ipRow.getByRole('cell').nth(2);
     const before = await timeLeft.textContent();
     assert.match(before ?? '', /^\d+ (min|h|s)/);
@@ -354,6 +467,7 @@ describe('web UI (Chromium against svc-local)', () => {
 
     await page.getByRole('button', { name: 'Unlock all accounts' }).click();
     const unlock = dialog('Unlock all accounts');
+    await axeDialog('unlock all');
     await unlock.getByRole('button', { name: 'Unlock all' }).click();
     await unlock.waitFor({ state: 'detached' });
     await page.getByRole('table', { name: 'Locked accounts' }).getByText('No account is locked.').waitFor();
@@ -376,6 +490,25 @@ describe('web UI (Chromium against svc-local)', () => {
     await admin.logout();
   });
 
+  it("counts the day's failed logins and bans in the administrator's overview, each linking to the records", async () => {
+    const admin = new Client({ baseUrl: server.baseUrl, maxRetries: 0 });
+    await admin.login(ADMIN.username, ADMIN.password);
+    const failedLogins = (await admin.audit.search({ time_from: 'now-24h', status: 'login_failed', size: 1 })).total;
+    const bans = (await admin.audit.search({ time_from: 'now-24h', event_type: 'ip_banned,key_banned,account_locked', size: 1 })).total;
+    await admin.logout();
+    assert.ok(failedLogins >= 3 && bans >= 3, `${failedLogins} failed logins, ${bans} bans`);
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Models' }).click();
+    await page.waitForURL((url) => url.pathname === '/');
+    await page.getByTestId('overview-failed-logins').filter({ hasText: `Failed logins, 24 h${failedLogins}` }).waitFor();
+    await page.getByTestId('overview-bans').filter({ hasText: `Bans and lockouts, 24 h${bans}` }).waitFor();
+    await page.getByTestId('overview-users').filter({ hasText: '2 (2 enabled)' }).waitFor();
+    await page.getByTestId('overview-models').filter({ hasText: 'Running models1' }).waitFor();
+    await page.getByTestId('overview-failed-logins').getByRole('link', { name: 'Failed logins, 24 h' }).click();
+    await page.waitForURL('**/audit?range=24h&status=login_failed');
+    await page.getByTestId('audit-count').filter({ hasText: `Records 1–${failedLogins} of ${failedLogins}` }).waitFor();
+    await page.getByTestId('overview-bans').waitFor({ state: 'detached' });
+  });
+
   it('shows each of those actions in the audit center: filters, paging, export, auto-refresh', async () => {
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Audit' }).click();
     await page.waitForURL('**/audit');
@@ -383,6 +516,19 @@ describe('web UI (Chromium against svc-local)', () => {
     const records = page.getByRole('table', { name: 'Audit records' });
     const count = page.getByTestId('audit-count');
     await count.filter({ hasText: /^Records 1–50 of \d+$/ }).waitFor();
+    await waitForTitle('Audit · svc');
+    await assertNoAxeViolations(page, 'the audit center');
+
+    // The UI's own page-load calls are recorded, but hidden until the switch shows them.
+    const totalOf = async () => Number(/of (\d+)$/.exec((await count.textContent()) ?? '')?.[1]);
+    const withoutPageLoads = await totalOf();
+    const pageLoads = page.getByRole('switch', { name: 'Show page loads' });
+    await pageLoads.check();
+    const withPageLoads = await pollUntil(totalOf, (total) => total > withoutPageLoads, { timeoutMs: 10_000, intervalMs: 100 });
+    assert.ok((withPageLoads[withPageLoads.length - 1] ?? 0) > withoutPageLoads, 'showing page loads shows more records');
+    await pageLoads.uncheck();
+    const hiddenAgain = await pollUntil(totalOf, (total) => total < withoutPageLoads + 5, { timeoutMs: 10_000, intervalMs: 100 });
+    assert.ok((hiddenAgain[hiddenAgain.length - 1] ?? Infinity) < withoutPageLoads + 5, 'hidden again (a few searches meanwhile)');
 
     // Paging: 25 a page, then the second page.
     await page.getByRole('combobox', { name: 'Records per page' }).click();
@@ -390,6 +536,19 @@ describe('web UI (Chromium against svc-local)', () => {
     await count.filter({ hasText: /^Records 1–25 of \d+$/ }).waitFor();
     await page.getByRole('button', { name: 'Page 2', exact: true }).click();
     await count.filter({ hasText: /^Records 26–/ }).waitFor();
+
+    // A row reached with the keyboard is scrolled clear of the fixed header: put one row's button
+    // just under the header, focus the next row's, and Shift+Tab back to it.
+    await page.evaluate(`(() => {
+      const buttons = [...document.querySelectorAll('table button')].filter((button) => button.textContent === 'Details');
+      const header = document.querySelector('header').getBoundingClientRect();
+      window.scrollBy(0, buttons[12].getBoundingClientRect().top - header.top - 10);
+      buttons[13].focus({ preventScroll: true });
+    })()`);
+    await page.keyboard.press('Shift+Tab');
+    const clearOfHeader = (await page.evaluate(`document.activeElement.getBoundingClientRect().top - document.querySelector('header').getBoundingClientRect().bottom`)) as number;
+    assert.ok(clearOfHeader >= 0, `the focused row's button is below the header (${clearOfHeader} px)`);
+    await page.evaluate('window.scrollTo(0, 0)');
 
     // A custom range: one starting tomorrow is refused in words; the day before yesterday holds
     // nothing (the server started today); then back to the last hour.
@@ -422,7 +581,18 @@ describe('web UI (Chromium against svc-local)', () => {
     await pick('Action', actions);
     await count.filter({ hasText: /^Records 1–/ }).waitFor();
     for (const action of actions) await records.getByRole('row').filter({ hasText: action }).first().waitFor();
-    await records.getByRole('row').filter({ hasText: 'createUser' }).filter({ hasText: 'success' }).first().waitFor();
+    // Each action reads as words, with the operation id beside them and in the details.
+    const created = records.getByRole('row').filter({ hasText: 'Created a user' }).filter({ hasText: 'createUser' }).filter({ hasText: 'success' }).first();
+    await created.waitFor();
+    await records.getByRole('row').filter({ hasText: "Changed a key's model restrictions" }).first().waitFor();
+    await created.getByRole('button', { name: /^Details of record/ }).click();
+    const details = page.getByRole('dialog', { name: /^Audit record \d+$/ });
+    await details.getByText('Created a user — operation createUser').waitFor();
+    await axeDialog('audit record');
+    await page.keyboard.press('Escape');
+    await details.waitFor({ state: 'detached' });
+    const afterDetails = await pollUntil(() => focusedControl(page), (focused) => focused.startsWith('button Details of record'), { timeoutMs: 10_000, intervalMs: 50 });
+    assert.match(afterDetails[afterDetails.length - 1] ?? '', /^button Details of record \d+$/, 'the focus is back on the Details button');
     await page.getByRole('button', { name: 'Clear filters' }).click();
 
     // The security events, by event type.
@@ -472,13 +642,67 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.locator('button[data-loading]').first().waitFor({ state: 'detached' });
     await shoot('audit-phone', false);
     await page.setViewportSize({ width: 1280, height: 800 });
-  });
+  }, 300_000);
 
   it('keeps the session across a reload (the cookie resumes it; the access token lived in memory only)', async () => {
     await page.reload();
     await page.getByRole('heading', { name: 'Audit center' }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/audit');
     await page.getByTestId('signed-in-as').filter({ hasText: ADMIN.username }).waitFor();
+  });
+
+  it('cuts no table cell or status badge short at 1280 px, 1920 px and phone width', async () => {
+    const tablePages = [
+      { path: '/', table: 'Running models' },
+      { path: '/users', table: 'Users' },
+      { path: '/keys', table: 'API keys' },
+      { path: '/security', table: 'Banned IPs' },
+      { path: '/audit', table: 'Audit records' },
+    ];
+    for (const width of [1280, 1920, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const { path, table } of tablePages) {
+        await page.goto(`${server.baseUrl}${path}`);
+        await page.getByRole('table', { name: table }).getByRole('row').nth(1).waitFor();
+        await page.locator('text=Loading…').first().waitFor({ state: 'detached' });
+        assert.deepEqual(await clippedTexts(page), [], `nothing clipped on ${path} at ${width} px`);
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }, 300_000);
+
+  it("shows the UI's not-found page at an unknown path, while API paths still answer JSON", async () => {
+    const response = await page.goto(`${server.baseUrl}/no/such/page`);
+    assert.equal(response?.status(), 404);
+    await page.getByRole('alert').filter({ hasText: 'No such page' }).waitFor();
+    await waitForTitle('Page not found · svc');
+    await page.getByTestId('signed-in-as').filter({ hasText: ADMIN.username }).waitFor();
+    await assertNoAxeViolations(page, 'the not-found page');
+    const api = await fetch(`${server.baseUrl}/v1/no/such/route`, { headers: { accept: 'text/html' } });
+    assert.equal(api.status, 404);
+    assert.equal(((await api.json()) as { error: { code: string } }).error.code, 'not_found');
+  });
+
+  it('chats with a model in the playground, the answer streamed', async () => {
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Playground' }).click();
+    await page.waitForURL('**/playground');
+    await waitForTitle('Playground · svc');
+    const model = page.getByRole('combobox', { name: 'Model' });
+    await model.fill('echo');
+    await page.getByRole('textbox', { name: 'Message' }).fill('hello from the playground');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    const conversation = page.getByTestId('conversation');
+    await conversation.locator('[data-role="assistant"]').filter({ hasText: 'hello from the playground' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Answer complete' }).waitFor();
+    assert.equal(await page.getByRole('textbox', { name: 'Message' }).inputValue(), '', 'the message was sent');
+    // A model that is not running is refused in words, and the message stays to be sent again.
+    await model.fill('not-running');
+    await page.getByRole('textbox', { name: 'Message' }).fill('anyone there?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The model did not answer' }).waitFor();
+    assert.equal(await page.getByRole('textbox', { name: 'Message' }).inputValue(), 'anyone there?');
+    await assertNoAxeViolations(page, 'the playground');
+    await shoot('playground');
   });
 
   it('logs out: the server revokes the session and the cookie is gone, so a reload stays logged out', async () => {
@@ -519,6 +743,8 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.goto(`${server.baseUrl}/users`);
     await page.getByRole('alert').filter({ hasText: 'You cannot open Users' }).waitFor();
     await page.getByText('needs the permission users:manage').waitFor();
+    await waitForTitle('Users · svc');
+    await assertNoAxeViolations(page, 'the forbidden page');
     await shoot('forbidden');
   });
 
@@ -531,6 +757,7 @@ describe('web UI (Chromium against svc-local)', () => {
     await change.getByRole('textbox', { name: 'Confirm new password', exact: true }).fill(`${ALICE.password} renewed`);
     await change.getByRole('button', { name: 'Change password' }).click();
     await change.getByRole('alert').filter({ hasText: 'Current password is incorrect.' }).waitFor();
+    await axeDialog('own password');
     await change.getByRole('textbox', { name: 'Current password', exact: true }).fill(ALICE.password);
     await change.getByRole('button', { name: 'Change password' }).click();
     await change.waitFor({ state: 'detached' });
@@ -546,9 +773,29 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await shoot('keys-phone');
     const burger = page.getByRole('button', { name: 'Toggle navigation' });
+    const nav = page.locator('#app-navigation');
+    /** Where eight presses of Tab after the burger land. */
+    const tabStopsAfterBurger = async () => {
+      await burger.focus();
+      const stops: string[] = [];
+      for (let i = 0; i < 8; i += 1) {
+        await page.keyboard.press('Tab');
+        stops.push(await focusedControl(page));
+      }
+      return stops;
+    };
+    // Folded away, the navigation is out of the tab order (inert) and the burger says so.
+    assert.equal(await burger.getAttribute('aria-expanded'), 'false');
+    assert.equal(await nav.getAttribute('inert'), '');
+    assert.ok(!(await tabStopsAfterBurger()).includes('link API keys'), 'the folded navigation takes no focus');
+    await assertNoAxeViolations(page, 'the keys page at phone width');
     await burger.click();
+    assert.equal(await burger.getAttribute('aria-expanded'), 'true');
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'API keys' }).waitFor({ state: 'visible' });
+    assert.equal(await nav.getAttribute('inert'), null);
+    assert.ok((await tabStopsAfterBurger()).includes('link API keys'), 'the open navigation is in the tab order');
     await burger.click();
+    assert.equal(await nav.getAttribute('inert'), '');
   });
 
   it('shows launch and stop disabled, with the reason, to a user who may list models but not launch them', async () => {
@@ -597,6 +844,64 @@ describe('web UI (Chromium against svc-local)', () => {
     }
   });
 
+  it('can be used with the keyboard alone: login, navigation and key creation, the focus landing where the next step starts', async () => {
+    const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const keyboard = await other.newPage();
+      keyboard.on('pageerror', (error) => problems.push(error.message));
+      const focused = () => focusedControl(keyboard);
+      const mainHasFocus = () => keyboard.evaluate('document.activeElement?.id === "main-content"') as Promise<boolean>;
+      /** Presses Tab until `control` has the focus (at most 20 times), as a keyboard user would. */
+      const tabTo = async (control: string) => {
+        for (let i = 0; i < 20 && (await focused()) !== control; i += 1) await keyboard.keyboard.press('Tab');
+        assert.equal(await focused(), control);
+      };
+      await keyboard.goto(`${server.baseUrl}/login`);
+      await keyboard.getByRole('heading', { name: 'Log in to svc' }).waitFor();
+      assert.equal(await focused(), 'textbox Username', 'the login page starts in its first field');
+      await keyboard.keyboard.type(ADMIN.username);
+      await keyboard.keyboard.press('Tab');
+      assert.equal(await focused(), 'textbox Password');
+      await keyboard.keyboard.type(ADMIN.password);
+      await keyboard.keyboard.press('Enter');
+      await keyboard.getByRole('heading', { name: 'Models', exact: true }).waitFor();
+
+      // The first stop is the skip link, which leads into the page's content.
+      await keyboard.keyboard.press('Tab');
+      assert.equal(await focused(), 'link Skip to content');
+      await keyboard.keyboard.press('Enter');
+      assert.equal(await mainHasFocus(), true, 'the skip link moves the focus to the content');
+
+      // Through the header to the navigation; following a link puts the focus on the new page's content.
+      await keyboard.evaluate('document.activeElement.blur()');
+      await tabTo('link API keys');
+      await keyboard.keyboard.press('Enter');
+      await keyboard.waitForURL('**/keys');
+      await keyboard.getByRole('heading', { name: 'API keys', exact: true }).waitFor();
+      assert.equal(await mainHasFocus(), true, 'after a navigation the focus is on the content');
+      await eventually(() => keyboard.evaluate('document.title') as Promise<string>, 'API keys · svc');
+
+      // Create a key: the dialog opens on its first field, Enter submits, the key is shown with the
+      // copy button focused, and Escape returns the focus to "Create key".
+      await keyboard.keyboard.press('Tab');
+      assert.equal(await focused(), 'button Create key');
+      await keyboard.keyboard.press('Enter');
+      await keyboard.getByRole('dialog', { name: 'Create API key' }).waitFor();
+      assert.equal(await focused(), 'textbox Name');
+      await keyboard.keyboard.type('typed-by-keyboard');
+      await keyboard.keyboard.press('Enter');
+      const shown = keyboard.getByRole('dialog', { name: 'Your new API key' });
+      await shown.waitFor();
+      await eventually(focused, 'button Copy key');
+      await keyboard.keyboard.press('Escape');
+      await shown.waitFor({ state: 'detached' });
+      await eventually(focused, 'button Create key');
+      await keyboard.getByRole('row').filter({ hasText: 'typed-by-keyboard' }).waitFor();
+    } finally {
+      await other.close();
+    }
+  });
+
   it('raised no script error and no Content-Security-Policy violation on any page', () => {
     assert.deepEqual(problems, []);
     // The refusals the steps provoke on purpose, and nothing else.
@@ -606,6 +911,8 @@ describe('web UI (Chromium against svc-local)', () => {
       '401 /v1/auth/session', // the wrong password
       '401 /v1/auth/session/refresh', // no session cookie yet (first visit, after logout)
       '403 /v1/auth/me/password', // alice's wrong current password
+      '404 /no/such/page', // the page at an unknown path (the app shows its not-found page)
+      '404 /v1/chat/completions', // the playground asking a model that is not running
       '409 /v1/models', // a uid already running
     ]);
   });

@@ -23,6 +23,10 @@ interface SessionContextValue {
   logout(): Promise<void>;
   /** Reloads the setup status and the account (after setup, or when permissions may have changed). */
   reload(): Promise<void>;
+  /** The username the login page starts with: the administrator just created by setup, else empty. */
+  suggestedUsername: string;
+  /** Remembers the username for the login page (setup calls it with the new administrator). */
+  suggestUsername(username: string): void;
 }
 
 const SessionContext = createContext<SessionContextValue | null>(null);
@@ -43,6 +47,7 @@ async function loadState(resume: boolean): Promise<SessionState> {
 /** Provides the session to the app. */
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<SessionState>({ phase: 'loading' });
+  const [suggestedUsername, suggestUsername] = useState('');
 
   const load = useCallback(async (resume: boolean) => {
     try {
@@ -78,8 +83,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         }
       },
       reload: () => load(state.phase === 'ready' ? false : true),
+      suggestedUsername,
+      suggestUsername,
     }),
-    [state, load],
+    [state, load, suggestedUsername],
   );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }

@@ -4,12 +4,12 @@
  * and starts a new browser session with the new password, so the refresh token again lives only in
  * the HttpOnly cookie and a reload keeps the user logged in.
  */
-import { PasswordInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import { client } from '../api/client.js';
 import { useMe, usePasswordMinLength, useSession } from '../auth/session.js';
 import { FormDialog } from '../components/FormDialog.js';
+import { PasswordField } from '../components/PasswordField.js';
 import { passwordValidators } from '../components/password-rules.js';
 import { useSubmit } from '../components/use-submit.js';
 
@@ -30,9 +30,9 @@ export function OwnPasswordDialog({ onClose }: { onClose(): void }) {
   });
   return (
     <FormDialog opened title="Change your password" submitLabel="Change password" busy={submit.busy} error={submit.error} onClose={onClose} onSubmit={form.onSubmit((v) => void submit.run(v))}>
-      <PasswordInput label="Current password" required data-autofocus autoComplete="current-password" {...form.getInputProps('current')} />
-      <PasswordInput label="New password" description={`At least ${minLength} characters`} required autoComplete="new-password" {...form.getInputProps('password')} />
-      <PasswordInput label="Confirm new password" required autoComplete="new-password" {...form.getInputProps('confirmation')} />
+      <PasswordField label="Current password" required data-autofocus autoComplete="current-password" {...form.getInputProps('current')} />
+      <PasswordField label="New password" description={`At least ${minLength} characters`} required autoComplete="new-password" {...form.getInputProps('password')} />
+      <PasswordField label="Confirm new password" required autoComplete="new-password" {...form.getInputProps('confirmation')} />
     </FormDialog>
   );
 }

@@ -2,7 +2,10 @@
  * Audit center (`admin`): the audit trail, newest first — filters (user, key name, model, client
  * IP as text; category, auth type, status, event and action picked from the values the range holds),
  * time presets or a custom range, paging, auto-refresh, export (CSV or JSON Lines, through the SDK's
- * stream, offered as a download link) and the hash chain's verification.
+ * stream, offered as a download link) and the hash chain's verification. Actions read as words
+ * ("Viewed own account") with the operation id beside them; the UI's own page-load calls are hidden
+ * unless the "Show page loads" switch is on. `?range=24h&status=login_failed&event_type=…` in the URL
+ * sets the first range and filters (the home page's overview links here that way).
  */
 import { Alert, Badge, Button, Code, Group, Modal, MultiSelect, Autocomplete, Pagination, Paper, SegmentedControl, Select, SimpleGrid, Stack, Switch, Text, TextInput, Anchor } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
@@ -14,6 +17,8 @@ import { useLoader } from '../api/use-loader.js';
 import { DataTable, type Column } from '../components/DataTable.js';
 import { ErrorAlert } from '../components/ErrorAlert.js';
 import { PageHeader } from '../components/PageHeader.js';
+import { useDialog } from '../components/use-dialog.js';
+import { describeAction, pageLoadActions } from '../audit/readable-actions.js';
 
 const presets = [
   { value: '15m', label: '15 min' },
@@ -79,9 +84,22 @@ function formatInstant(iso: string): string {
   return new Date(iso).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
-/** What the "Event" column says: the action, and the event type when it is not a plain API call. */
-function eventOf(record: AuditRecord): string {
+/** The machine names under the words of the "Event" column: the operation id, or event type and action. */
+function eventIdOf(record: AuditRecord): string {
   return record.event_type === 'api_call' ? record.action : `${record.event_type} (${record.action})`;
+}
+
+/** The first range and list filters, from the page's URL (`?range=24h&status=login_failed`). */
+function initialView(search: string): { preset: Preset; lists: ListFilters } {
+  const query = new URLSearchParams(search);
+  const range = query.get('range');
+  const preset = presets.some((choice) => choice.value === range && range !== 'custom') ? (range as Preset) : '1h';
+  const lists = { ...emptyLists };
+  for (const name of Object.keys(emptyLists) as (keyof ListFilters)[]) {
+    const values = (query.get(name) ?? '').split(',').filter((value) => value !== '');
+    if (values.length > 0) lists[name] = values;
+  }
+  return { preset, lists };
 }
 
 const reasonsInWords: Record<string, string> = {
@@ -90,24 +108,27 @@ const reasonsInWords: Record<string, string> = {
 };
 
 export function AuditPage() {
-  const [preset, setPreset] = useState<Preset>('1h');
+  const [initial] = useState(() => initialView(window.location.search));
+  const [preset, setPreset] = useState<Preset>(initial.preset);
   const [customFrom, setCustomFrom] = useState('');
   const [customTo, setCustomTo] = useState('');
   const [text, setText] = useState<TextFilters>(emptyText);
-  const [lists, setLists] = useState<ListFilters>(emptyLists);
+  const [lists, setLists] = useState<ListFilters>(initial.lists);
+  const [showPageLoads, setShowPageLoads] = useState(false);
   const [debouncedText] = useDebouncedValue(text, 400);
   const [page, setPage] = useState(1);
   const [size, setSize] = useState(50);
   const [autoRefresh, setAutoRefresh] = useState(false);
-  const [shown, setShown] = useState<AuditRecord | null>(null);
+  const [shown, setShown] = useDialog<AuditRecord>();
 
   const range = useMemo(() => timeRange(preset, customFrom, customTo), [preset, customFrom, customTo]);
   const filters = useMemo<AuditFilters>(() => {
     const picked: Record<string, string> = {};
     for (const [name, value] of Object.entries(debouncedText)) if (value.trim() !== '') picked[name] = value.trim();
     for (const [name, values] of Object.entries(lists)) if ((values as string[]).length > 0) picked[name] = (values as string[]).join(',');
-    return { ...range, ...picked };
-  }, [range, debouncedText, lists]);
+    // The UI's own page-load calls are recorded, but hidden unless asked for.
+    return { ...range, ...picked, ...(showPageLoads ? {} : { exclude_action: pageLoadActions.join(',') }) };
+  }, [range, debouncedText, lists, showPageLoads]);
   const filtersKey = JSON.stringify(filters);
 
   // A new filter starts at the first page.
@@ -149,10 +170,10 @@ export function AuditPage() {
       cell: (record) => (
         <Stack gap={0}>
           <Text size="sm" fw={500}>
-            {eventOf(record)}
+            {describeAction(record)}
           </Text>
-          <Text size="xs" c="dimmed">
-            {record.category}
+          <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+            {eventIdOf(record)} · {record.category}
           </Text>
         </Stack>
       ),
@@ -171,7 +192,7 @@ export function AuditPage() {
         </Badge>
       ),
     },
-    { header: 'Target / reason', cell: (record) => <Text size="sm">{[record.target, record.reason].filter((part) => part !== null).join(' · ') || '—'}</Text> },
+    { header: 'Target / reason', cell: (record) => <Text size="sm" style={{ overflowWrap: 'anywhere' }}>{[record.target, record.reason].filter((part) => part !== null).join(' · ') || '—'}</Text> },
     {
       header: 'Details',
       nowrap: true,
@@ -231,6 +252,12 @@ export function AuditPage() {
             <MultiSelect label="Action" placeholder="Any" data={choices('action')} value={lists.action} onChange={setListFilter('action')} searchable clearable />
           </SimpleGrid>
           {problem === null && <ErrorAlert error={options.error} title="Could not load the filter choices (typing still filters)" />}
+          <Switch
+            label="Show page loads"
+            description={`The calls the web UI makes on every page (${pageLoadActions.join(', ')}): recorded, hidden unless this is on`}
+            checked={showPageLoads}
+            onChange={(event) => setShowPageLoads(event.currentTarget.checked)}
+          />
           <Group justify="space-between" wrap="wrap">
             <Button
               variant="subtle"
@@ -285,9 +312,14 @@ export function AuditPage() {
       />
       <Modal opened={shown !== null} onClose={() => setShown(null)} title={shown === null ? '' : `Audit record ${shown.id}`} size="lg" centered>
         {shown !== null && (
-          <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
-            {JSON.stringify(shown, null, 2)}
-          </Code>
+          <Stack gap="xs">
+            <Text size="sm">
+              {describeAction(shown)} — operation <Code>{shown.action}</Code>
+            </Text>
+            <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+              {JSON.stringify(shown, null, 2)}
+            </Code>
+          </Stack>
         )}
       </Modal>
     </Stack>

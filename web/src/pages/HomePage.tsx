@@ -1,17 +1,29 @@
 /**
- * `/`: the model launch page for users who may open it (`models:list`); anyone else lands on the
- * first page of the registry they may open, or a welcome note when there is none.
+ * `/`: the model launch page for users who may open it (`models:list`), under the overview for
+ * administrators; anyone else lands on the first page of the registry they may open, or a welcome
+ * note when there is none.
  */
-import { Alert } from '@mantine/core';
+import { Alert, Stack } from '@mantine/core';
 import { Redirect } from 'wouter';
-import { holdsAny } from '../auth/permissions.js';
+import { holds, holdsAny } from '../auth/permissions.js';
 import { useMe } from '../auth/session.js';
+import { usePageTitle } from '../layout/use-page-title.js';
+import { AdminOverview } from './AdminOverview.js';
 import { pages } from './registry.js';
 
 export function HomePage() {
   const me = useMe();
   const home = pages.find((page) => page.path === '/');
-  if (home !== undefined && holdsAny(me.permissions, home.anyOf)) return <home.component />;
+  const opensHome = home !== undefined && holdsAny(me.permissions, home.anyOf);
+  usePageTitle(opensHome ? home.label : 'Home');
+  if (opensHome) {
+    return (
+      <Stack gap="xl">
+        {holds(me.permissions, 'admin') && <AdminOverview />}
+        <home.component />
+      </Stack>
+    );
+  }
   const first = pages.find((page) => page.path !== '/' && holdsAny(me.permissions, page.anyOf));
   if (first !== undefined) return <Redirect to={first.path} replace />;
   return (

@@ -1,7 +1,8 @@
 /**
  * API keys (`keys:create` for one's own, `keys:manage` for everyone's): create (the key is shown
- * once, with a copy button), the list with prefix, owner, expiry, last use and status, enable or
- * disable, model restrictions and reveal (`keys:manage`), delete.
+ * once, with a copy button; expiry from presets or a date; the owner's permissions or fewer), the
+ * list with prefix, owner, expiry, last use, status and permissions, enable or disable, narrow the
+ * permissions, model restrictions and reveal (`keys:manage`), delete.
  */
 import { Alert, Badge, Button, Code, CopyButton, Group, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
@@ -18,14 +19,17 @@ import { ErrorAlert } from '../components/ErrorAlert.js';
 import { FormDialog } from '../components/FormDialog.js';
 import { formatTime } from '../components/format.js';
 import { GuardedButton } from '../components/GuardedButton.js';
+import { expiryDateProblem, expiryOf, localDate } from '../components/key-expiry.js';
+import { describeKeyPermissions, fromKeyPermissions, KeyPermissionsEditor, keyPermissionsProblem, toKeyPermissions, type KeyPermissions } from '../components/KeyPermissionsEditor.js';
 import { describeModelPermissions, ModelPermissionsEditor, toModelAccess, toModelPermissions, type ModelAccess } from '../components/ModelPermissionsEditor.js';
 import { PageHeader } from '../components/PageHeader.js';
+import { useDialog } from '../components/use-dialog.js';
 import { useAction, useSubmit } from '../components/use-submit.js';
 
 type Dialog =
   | { kind: 'create' }
   | { kind: 'created'; key: ApiKeyCreated }
-  | { kind: 'models' | 'delete'; key: ApiKey }
+  | { kind: 'models' | 'permissions' | 'delete'; key: ApiKey }
   | { kind: 'revealed'; key: ApiKey; plaintext: string }
   | null;
 
@@ -34,6 +38,7 @@ const expiryChoices = [
   { value: '30', label: 'In 30 days' },
   { value: '90', label: 'In 90 days' },
   { value: '365', label: 'In a year' },
+  { value: 'date', label: 'On a date…' },
 ];
 
 function keyStatus(key: ApiKey): { label: string; color: string } {
@@ -46,7 +51,7 @@ export function KeysPage() {
   const me = useMe();
   const manages = holds(me.permissions, 'keys:manage');
   const keys = useLoader(() => client.keys.list());
-  const [dialog, setDialog] = useState<Dialog>(null);
+  const [dialog, setDialog] = useDialog<NonNullable<Dialog>>();
   const action = useAction();
   const close = () => setDialog(null);
 
@@ -77,6 +82,7 @@ export function KeysPage() {
         return <Badge color={status.color}>{status.label}</Badge>;
       },
     },
+    { header: 'Permissions', cell: (key) => <Text size="sm">{describeKeyPermissions(key.permissions)}</Text> },
     { header: 'Models', cell: (key) => <Text size="sm">{describeModelPermissions(key.model_permissions)}</Text> },
     {
       header: 'Actions',
@@ -85,6 +91,9 @@ export function KeysPage() {
         <Group gap={6} wrap="nowrap">
           <GuardedButton refusal={null} onClick={() => void setEnabled(key, !key.enabled)} aria-label={`${key.enabled ? 'Disable' : 'Enable'} key ${key.name}`}>
             {key.enabled ? 'Disable' : 'Enable'}
+          </GuardedButton>
+          <GuardedButton refusal={null} onClick={() => setDialog({ kind: 'permissions', key })} aria-label={`Permissions of key ${key.name}`}>
+            Permissions
           </GuardedButton>
           <GuardedButton refusal={needsManage} onClick={() => setDialog({ kind: 'models', key })} aria-label={`Models of key ${key.name}`}>
             Models
@@ -122,7 +131,7 @@ export function KeysPage() {
       />
       <ErrorAlert error={keys.error} title="Could not load the keys" />
       <ErrorAlert error={action.error} />
-      <DataTable caption="API keys" columns={columns} rows={keys.data ?? []} rowKey={(key) => key.id} empty={keys.loading ? 'Loading…' : 'No API keys yet.'} minWidth={1000} />
+      <DataTable caption="API keys" columns={columns} rows={keys.data ?? []} rowKey={(key) => key.id} empty={keys.loading ? 'Loading…' : 'No API keys yet.'} minWidth={1200} />
       {dialog?.kind === 'create' && <CreateKeyDialog me={me} onClose={close} onCreated={async (key) => {
         setDialog({ kind: 'created', key });
         await keys.reload();
@@ -130,6 +139,7 @@ export function KeysPage() {
       {dialog?.kind === 'created' && <ShownOnceDialog title="Your new API key" plaintext={dialog.key.key} onClose={close} once />}
       {dialog?.kind === 'revealed' && <ShownOnceDialog title={`Key ${dialog.key.name}`} plaintext={dialog.plaintext} onClose={close} once={false} />}
       {dialog?.kind === 'models' && <ModelsDialog me={me} apiKey={dialog.key} onClose={close} onDone={keys.reload} />}
+      {dialog?.kind === 'permissions' && <PermissionsDialog me={me} apiKey={dialog.key} onClose={close} onDone={keys.reload} />}
       <ConfirmDialog
         opened={dialog?.kind === 'delete'}
         title="Delete API key"
@@ -159,24 +169,36 @@ function CreateKeyDialog({ me, onClose, onCreated }: { me: Me; onClose(): void; 
   const mayChooseOwner = holds(me.permissions, 'keys:manage') && holds(me.permissions, 'users:manage');
   const users = useLoader(() => (mayChooseOwner ? client.users.list() : Promise.resolve<User[]>([])));
   const form = useForm({
-    initialValues: { name: '', description: '', expiry: 'never', owner: me.id },
-    validate: { name: (value) => (value.trim() === '' ? 'Name the key (e.g. the program that uses it)' : null) },
+    initialValues: { name: '', description: '', expiry: 'never', expiryDate: '', owner: me.id },
+    validate: {
+      name: (value) => (value.trim() === '' ? 'Name the key (e.g. the program that uses it)' : null),
+      expiryDate: (value, values) => (values.expiry === 'date' ? expiryDateProblem(value, new Date()) : null),
+    },
   });
   const [access, setAccess] = useState<ModelAccess>({ mode: 'all' });
+  const [permissions, setPermissions] = useState<KeyPermissions>({ mode: 'owner' });
+  const [permissionsError, setPermissionsError] = useState<string | null>(null);
   const running = useRunningModels(me);
   const submit = useSubmit(async (values: typeof form.values) => {
-    const days = values.expiry === 'never' ? null : Number(values.expiry);
+    const expiresAt = expiryOf(values.expiry, values.expiryDate, new Date());
+    const narrowed = fromKeyPermissions(permissions);
     const created = await client.keys.create({
       name: values.name.trim(),
       ...(values.description.trim() === '' ? {} : { description: values.description.trim() }),
-      ...(days === null ? {} : { expires_at: new Date(Date.now() + days * 86_400_000).toISOString() }),
+      ...(expiresAt === null ? {} : { expires_at: expiresAt }),
       model_permissions: toModelPermissions(access),
+      ...(narrowed === null ? {} : { permissions: narrowed }),
       ...(values.owner === me.id ? {} : { owner: values.owner }),
     });
     await onCreated(created);
   });
+  const onSubmit = form.onSubmit((values) => {
+    const problem = keyPermissionsProblem(permissions);
+    setPermissionsError(problem);
+    if (problem === null) void submit.run(values);
+  });
   return (
-    <FormDialog opened title="Create API key" submitLabel="Create" size="lg" busy={submit.busy} error={submit.error} onClose={onClose} onSubmit={form.onSubmit((v) => void submit.run(v))}>
+    <FormDialog opened title="Create API key" submitLabel="Create" size="lg" busy={submit.busy} error={submit.error} onClose={onClose} onSubmit={onSubmit}>
       <TextInput label="Name" required data-autofocus {...form.getInputProps('name')} />
       <TextInput label="Description" {...form.getInputProps('description')} />
       {mayChooseOwner ? (
@@ -195,6 +217,25 @@ function CreateKeyDialog({ me, onClose, onCreated }: { me: Me; onClose(): void; 
       )}
       <ErrorAlert error={users.error} title="Could not load the users" />
       <Select label="Expires" data={expiryChoices} allowDeselect={false} {...form.getInputProps('expiry')} />
+      {form.values.expiry === 'date' && (
+        <TextInput
+          type="date"
+          label="Expiry date"
+          description="The key works until the end of this day (your local time)."
+          required
+          min={localDate(new Date(Date.now() + 86_400_000))}
+          {...form.getInputProps('expiryDate')}
+        />
+      )}
+      <KeyPermissionsEditor
+        me={me}
+        value={permissions}
+        error={permissionsError}
+        onChange={(value) => {
+          setPermissions(value);
+          setPermissionsError(null);
+        }}
+      />
       <ModelPermissionsEditor value={access} onChange={setAccess} runningModels={running.data ?? []} />
       <ErrorAlert error={running.error} title="Could not load the running models (a UID can still be typed)" />
     </FormDialog>
@@ -216,7 +257,7 @@ function ShownOnceDialog({ title, plaintext, once, onClose }: { title: string; p
         <Group justify="flex-end">
           <CopyButton value={plaintext}>
             {({ copied, copy }) => (
-              <Button variant="light" color={copied ? 'teal' : 'blue'} onClick={copy}>
+              <Button variant="light" color={copied ? 'teal' : 'blue'} onClick={copy} data-autofocus>
                 {copied ? 'Copied' : 'Copy key'}
               </Button>
             )}
@@ -253,6 +294,44 @@ function ModelsDialog({ me, apiKey, onClose, onDone }: { me: Me; apiKey: ApiKey;
     >
       <ModelPermissionsEditor value={access} onChange={setAccess} runningModels={running.data ?? []} />
       <ErrorAlert error={running.error} title="Could not load the running models (a UID can still be typed)" />
+    </FormDialog>
+  );
+}
+
+function PermissionsDialog({ me, apiKey, onClose, onDone }: { me: Me; apiKey: ApiKey; onClose(): void; onDone(): Promise<void> }) {
+  const [permissions, setPermissions] = useState<KeyPermissions>(toKeyPermissions(apiKey.permissions));
+  const [problem, setProblem] = useState<string | null>(null);
+  const submit = useSubmit(async () => {
+    await client.keys.update(apiKey.id, { permissions: fromKeyPermissions(permissions) });
+    notifications.show({ color: 'green', message: `Permissions of key ${apiKey.name} saved` });
+    onClose();
+    await onDone();
+  });
+  return (
+    <FormDialog
+      opened
+      title={`Permissions of key ${apiKey.name}`}
+      submitLabel="Save"
+      size="lg"
+      busy={submit.busy}
+      error={submit.error}
+      onClose={onClose}
+      onSubmit={(event) => {
+        event.preventDefault();
+        const found = keyPermissionsProblem(permissions);
+        setProblem(found);
+        if (found === null) void submit.run();
+      }}
+    >
+      <KeyPermissionsEditor
+        me={me}
+        value={permissions}
+        error={problem}
+        onChange={(value) => {
+          setPermissions(value);
+          setProblem(null);
+        }}
+      />
     </FormDialog>
   );
 }

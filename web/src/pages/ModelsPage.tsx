@@ -4,11 +4,11 @@
  * upstream server), and the running models with stop. Launching and stopping need `models:write`;
  * without it the buttons are shown disabled with the reason.
  */
-import { Autocomplete, Badge, Button, Code, Group, PasswordInput, SegmentedControl, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Autocomplete, Badge, Button, Code, Group, SegmentedControl, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { PasswordField } from '../components/PasswordField.js';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import type { Model, ModelEngine, ModelLaunch, ModelRegistration, ModelType } from '@svc/sdk';
-import { useState } from 'react';
 import { client } from '../api/client.js';
 import { useLoader } from '../api/use-loader.js';
 import { holds } from '../auth/permissions.js';
@@ -20,6 +20,7 @@ import { FormDialog } from '../components/FormDialog.js';
 import { formatTime } from '../components/format.js';
 import { GuardedButton } from '../components/GuardedButton.js';
 import { PageHeader } from '../components/PageHeader.js';
+import { useDialog } from '../components/use-dialog.js';
 import { useSubmit } from '../components/use-submit.js';
 import { modelNamePattern, modelTypeOptions, modelTypes, modelUidPattern } from '../models/model-types.js';
 
@@ -45,7 +46,7 @@ export function ModelsPage() {
   const me = useMe();
   const running = useLoader(() => client.models.list());
   const families = useLoader(listFamilies);
-  const [dialog, setDialog] = useState<Dialog>(null);
+  const [dialog, setDialog] = useDialog<NonNullable<Dialog>>();
   const close = () => setDialog(null);
   const refusal = holds(me.permissions, 'models:write') ? null : 'Launching and stopping models needs the models:write permission';
 
@@ -132,7 +133,7 @@ export function ModelsPage() {
           </Group>
         }
       />
-      <Title order={2} size="h4">
+      <Title order={2} size="h4" id="running-models">
         Running models
       </Title>
       <ErrorAlert error={running.error} title="Could not load the running models" />
@@ -280,19 +281,20 @@ function LaunchDialog({ preset, families, onClose, onLaunched }: { preset: Launc
           searchable
           data={ofType}
           nothingFoundMessage={`No ${form.values.modelType} family is registered`}
+          openOnFocus={false}
           data-autofocus
           {...form.getInputProps('modelName')}
           value={form.values.modelName === '' ? null : form.values.modelName}
           onChange={(name) => form.setFieldValue('modelName', name ?? '')}
         />
       ) : (
-        <Autocomplete label="Model name" description="A registered family, or any name for the upstream's model." required data={ofType} data-autofocus {...form.getInputProps('modelName')} />
+        <Autocomplete label="Model name" description="A registered family, or any name for the upstream's model." required data={ofType} openOnFocus={false} data-autofocus {...form.getInputProps('modelName')} />
       )}
       <TextInput label="Model UID" description={`Optional: how calls name the model (defaults to ${uidDefault}).`} {...form.getInputProps('modelUid')} />
       {!builtin && (
         <>
           <TextInput label="Upstream base URL" required placeholder="http://127.0.0.1:8000/v1" {...form.getInputProps('upstreamBaseUrl')} />
-          <PasswordInput
+          <PasswordField
             label="Upstream API key"
             description="Optional. Stored encrypted and never shown again: the model list says only whether a key is set."
             autoComplete="new-password"

@@ -16,6 +16,7 @@ import { ErrorAlert } from '../components/ErrorAlert.js';
 import { formatDuration, formatTime } from '../components/format.js';
 import { GuardedButton } from '../components/GuardedButton.js';
 import { PageHeader } from '../components/PageHeader.js';
+import { useDialog } from '../components/use-dialog.js';
 import { useNow } from '../components/use-now.js';
 import { useAction, useSubmit } from '../components/use-submit.js';
 
@@ -47,7 +48,7 @@ export function SecurityPage() {
   const settings = useLoader(() => client.security.getSettings());
   const bans = useLoader(loadBans);
   const now = useNow(1000);
-  const [confirm, setConfirm] = useState<BulkAction | null>(null);
+  const [confirm, setConfirm] = useDialog<BulkAction>();
   const action = useAction();
 
   // Time left, counted down in the page from what the server said when asked (no clock skew).

@@ -3,7 +3,8 @@
  * and delete. Actions the server would refuse (own account, a user holding permissions the caller
  * lacks, the last enabled administrator) are shown disabled with the reason.
  */
-import { Badge, Button, Checkbox, Group, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Badge, Button, Checkbox, Group, Stack, TextInput } from '@mantine/core';
+import { PasswordField } from '../components/PasswordField.js';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import type { Me, Permission, User } from '@svc/sdk';
@@ -21,6 +22,7 @@ import { GuardedButton } from '../components/GuardedButton.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { passwordValidators } from '../components/password-rules.js';
 import { PermissionPicker } from '../components/PermissionPicker.js';
+import { useDialog } from '../components/use-dialog.js';
 import { useAction, useSubmit } from '../components/use-submit.js';
 
 type Dialog = { kind: 'create' } | { kind: 'permissions' | 'password' | 'delete'; user: User } | null;
@@ -29,7 +31,7 @@ export function UsersPage() {
   const me = useMe();
   const minLength = usePasswordMinLength();
   const users = useLoader(() => client.users.list());
-  const [dialog, setDialog] = useState<Dialog>(null);
+  const [dialog, setDialog] = useDialog<NonNullable<Dialog>>();
   const action = useAction();
   const list = users.data ?? [];
 
@@ -136,8 +138,8 @@ function CreateUserDialog({ me, minLength, onClose, onDone }: DialogProps & { me
   return (
     <FormDialog opened title="Create user" submitLabel="Create" size="lg" busy={submit.busy} error={submit.error} onClose={onClose} onSubmit={form.onSubmit((v) => void submit.run(v))}>
       <TextInput label="Username" required data-autofocus autoComplete="off" {...form.getInputProps('username')} />
-      <PasswordInput label="Password" description={`At least ${minLength} characters`} required autoComplete="new-password" {...form.getInputProps('password')} />
-      <PasswordInput label="Confirm password" required autoComplete="new-password" {...form.getInputProps('confirmation')} />
+      <PasswordField label="Password" description={`At least ${minLength} characters`} required autoComplete="new-password" {...form.getInputProps('password')} />
+      <PasswordField label="Confirm password" required autoComplete="new-password" {...form.getInputProps('confirmation')} />
       <PermissionPicker me={me} value={form.values.permissions} onChange={(value) => form.setFieldValue('permissions', value)} />
     </FormDialog>
   );
@@ -179,8 +181,8 @@ function PasswordDialog({ user, minLength, onClose }: { user: User; minLength: n
   });
   return (
     <FormDialog opened title={`New password for ${user.username}`} submitLabel="Set password" busy={submit.busy} error={submit.error} onClose={onClose} onSubmit={form.onSubmit((v) => void submit.run(v))}>
-      <PasswordInput label="New password" description={`At least ${minLength} characters`} required data-autofocus autoComplete="new-password" {...form.getInputProps('password')} />
-      <PasswordInput label="Confirm password" required autoComplete="new-password" {...form.getInputProps('confirmation')} />
+      <PasswordField label="New password" description={`At least ${minLength} characters`} required data-autofocus autoComplete="new-password" {...form.getInputProps('password')} />
+      <PasswordField label="Confirm password" required autoComplete="new-password" {...form.getInputProps('confirmation')} />
       <Checkbox label="Ask them to choose their own password after logging in" {...form.getInputProps('mustChange', { type: 'checkbox' })} />
     </FormDialog>
   );

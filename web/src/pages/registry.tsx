@@ -7,14 +7,19 @@
  * Add a page: write `pages/XxxPage.tsx` (load through `client.<resource>` with `useLoader`, tables
  * with `DataTable`, forms with `FormDialog`/`useForm`, actions with `GuardedButton`), then add one
  * entry here.
+ *
+ * Each page is its own chunk of the build (`React.lazy`), loaded when first opened, so the login
+ * page does not wait for the audit center's code.
  */
 import type { Permission } from '@svc/sdk';
-import type { ComponentType } from 'react';
-import { AuditPage } from './AuditPage.js';
-import { KeysPage } from './KeysPage.js';
-import { ModelsPage } from './ModelsPage.js';
-import { SecurityPage } from './SecurityPage.js';
-import { UsersPage } from './UsersPage.js';
+import { lazy, type ComponentType } from 'react';
+
+const ModelsPage = lazy(() => import('./ModelsPage.js').then((module) => ({ default: module.ModelsPage })));
+const PlaygroundPage = lazy(() => import('./PlaygroundPage.js').then((module) => ({ default: module.PlaygroundPage })));
+const UsersPage = lazy(() => import('./UsersPage.js').then((module) => ({ default: module.UsersPage })));
+const KeysPage = lazy(() => import('./KeysPage.js').then((module) => ({ default: module.KeysPage })));
+const SecurityPage = lazy(() => import('./SecurityPage.js').then((module) => ({ default: module.SecurityPage })));
+const AuditPage = lazy(() => import('./AuditPage.js').then((module) => ({ default: module.AuditPage })));
 
 /** One page of the app. */
 export interface PageDefinition {
@@ -33,6 +38,7 @@ export interface PageDefinition {
  */
 export const pages: readonly PageDefinition[] = [
   { path: '/', label: 'Models', anyOf: ['models:list'], component: ModelsPage },
+  { path: '/playground', label: 'Playground', anyOf: ['models:read'], component: PlaygroundPage },
   { path: '/users', label: 'Users', anyOf: ['users:manage'], component: UsersPage },
   { path: '/keys', label: 'API keys', anyOf: ['keys:create', 'keys:manage'], component: KeysPage },
   { path: '/security', label: 'Security', anyOf: ['admin'], component: SecurityPage },
