@@ -17,6 +17,7 @@ import type { Handlers, UntypedHandler } from './contract/handlers.js';
 import { SchemaCompiler } from './contract/schema-compiler.js';
 import { AccessTokens } from './crypto/access-tokens.js';
 import { KeyEncryption } from './crypto/key-encryption.js';
+import { UsernameMarker } from './crypto/username-marker.js';
 import { ApiError } from './errors.js';
 import { answerClientError } from './http/client-errors.js';
 import { clientIp, trustedProxyFunction, type TrustFunction } from './http/client-ip.js';
@@ -198,7 +199,7 @@ function createServices(
     accessTokens,
     upstream,
     users: new UserService(storage, config),
-    sessions: new SessionService(storage, accessTokens, config, bruteForce),
+    sessions: new SessionService(storage, accessTokens, config, bruteForce, new UsernameMarker(jwtSecret)),
     keys: new KeyService(storage, encryption),
     models,
     inference: new InferenceService(models, upstream),

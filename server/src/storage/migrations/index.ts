@@ -9,6 +9,9 @@
 import { initialSchema } from './001-initial-schema.js';
 import { modelsSchema } from './002-models.js';
 import { bruteForceAndAudit } from './003-brute-force-and-audit.js';
+import { loginReservations } from './010-login-reservations.js';
+import { revokedKeyTombstones } from './011-revoked-key-tombstones.js';
+import { refreshGraceExchanges } from './012-refresh-grace-exchanges.js';
 
 /** One schema step. */
 export interface Migration {
@@ -19,7 +22,7 @@ export interface Migration {
 }
 
 /** Every migration, in ascending order of `version`. */
-export const migrations: readonly Migration[] = [initialSchema, modelsSchema, bruteForceAndAudit];
+export const migrations: readonly Migration[] = [initialSchema, modelsSchema, bruteForceAndAudit, loginReservations, revokedKeyTombstones, refreshGraceExchanges];
 
 /** The migrations that a database at `currentVersion` still needs, in order. */
 export function pendingMigrations(currentVersion: number, all: readonly Migration[] = migrations): Migration[] {
