@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import proxyAddr from '@fastify/proxy-addr';
+import { parseUpstreamAllowList } from './models/upstream-policy.js';
 
 /** Where a secret comes from: the environment, or a file generated once on first run. */
 export type SecretSource = { kind: 'env'; variable: string; value: string } | { kind: 'file'; path: string };
@@ -50,6 +51,11 @@ export interface ServerConfig {
    * `X-Real-IP` name the client. Empty: the peer address is the client. @default []
    */
   trustedProxies: string[];
+  /**
+   * `SVC_UPSTREAM_ALLOWED`: the host names, IP addresses and CIDRs upstream model servers may be
+   * at. Null (unset): every address except link-local, metadata and other special ones. @default null
+   */
+  upstreamAllowed: string[] | null;
   /** `SVC_AUDIT_RETENTION_DAYS`: audit records older than this are pruned. @default 90 */
   auditRetentionDays: number;
   /** Things worth one line in the log at start-up, e.g. a removed variable that is still set. */
@@ -123,6 +129,7 @@ export function loadConfig(env: Environment = process.env): ServerConfig {
     upstreamTimeoutMs: parsePositiveInteger(env, 'SVC_UPSTREAM_TIMEOUT_SECONDS', 300, 24 * 60 * 60) * 1000,
     frontend: frontendConfig(env),
     trustedProxies: parseTrustedProxies(env),
+    upstreamAllowed: parseUpstreamAllowed(env),
     auditRetentionDays: parsePositiveInteger(env, 'SVC_AUDIT_RETENTION_DAYS', 90, 36500),
     warnings: removedVariableWarnings(env),
   };
@@ -193,6 +200,19 @@ function secretSource(env: Environment, variable: string, path: string): SecretS
     throw new ConfigError(`${variable} is too short: ${SECRET_ADVICE}`);
   }
   return { kind: 'env', variable, value };
+}
+
+function parseUpstreamAllowed(env: Environment): string[] | null {
+  const name = 'SVC_UPSTREAM_ALLOWED';
+  const value = nonEmpty(env, name);
+  if (value === undefined) return null;
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  try {
+    parseUpstreamAllowList(entries);
+  } catch (error) {
+    throw new ConfigError(`${name}: ${(error as Error).message}; use a comma-separated list such as vllm.internal,10.0.0.0/8,127.0.0.1`);
+  }
+  return entries;
 }
 
 function parseTrustedProxies(env: Environment): string[] {

@@ -12,6 +12,8 @@ import type { ModelFamilyRecord } from '../storage/model-families-repository.js'
 import type { ModelAbility, ModelRecord, ModelType } from '../storage/models-repository.js';
 import type { Storage } from '../storage/storage.js';
 import { builtinFamilies, findBuiltinFamily } from './builtin-families.js';
+import type { UpstreamPolicy } from './upstream-policy.js';
+import { holds } from '../auth/permissions.js';
 import { assertMayUseModel, mayUseModel, mayUseUidOfAnyType, modelAccessDenied } from './model-access.js';
 
 type ModelLaunch = components['schemas']['ModelLaunch'];
@@ -33,7 +35,10 @@ export class ModelService {
   readonly #encryption: KeyEncryption;
   readonly #redactor: LogRedactor;
 
-  constructor(storage: Storage, encryption: KeyEncryption, redactor: LogRedactor) {
+  readonly #upstreamPolicy: UpstreamPolicy;
+
+  constructor(storage: Storage, encryption: KeyEncryption, redactor: LogRedactor, upstreamPolicy: UpstreamPolicy) {
+    this.#upstreamPolicy = upstreamPolicy;
     this.#storage = storage;
     this.#encryption = encryption;
     this.#redactor = redactor;
@@ -73,6 +78,9 @@ export class ModelService {
       }
     } else if (request.upstream_base_url === undefined) {
       throw new ApiError('invalid_request', 'model_engine "upstream" needs upstream_base_url (the OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1)', { param: 'upstream_base_url' });
+    } else if (!holds(principal.permissions, 'admin')) {
+      // An upstream URL makes svc send requests where it points: only administrators choose it.
+      throw new ApiError('permission_denied', 'Launching a model on an upstream server (upstream_base_url) needs admin', { param: 'upstream_base_url' });
     }
     const model: ModelRecord = {
       uid,
@@ -90,7 +98,7 @@ export class ModelService {
       const apiKey = request.upstream_api_key;
       if (apiKey !== undefined) this.#redactor.addSecret(apiKey);
       model.upstream = {
-        baseUrl: request.upstream_base_url.replace(/\/+$/, ''),
+        baseUrl: this.#upstreamPolicy.checkBaseUrl(request.upstream_base_url),
         model: request.upstream_model ?? request.model_name,
         keyCiphertext: apiKey === undefined ? null : this.#encryption.encrypt(apiKey, upstreamKeyRowId(uid)),
         keyEncryptionId: apiKey === undefined ? null : this.#encryption.keyId,

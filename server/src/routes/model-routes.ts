@@ -2,6 +2,8 @@
  * Models: list, get, launch and stop (`models:list`, `models:write`); model families: list,
  * register and unregister (`models:list`, `models:register`). Per-key model restrictions apply.
  */
+import { holds } from '../auth/permissions.js';
+import type { Principal } from '../auth/principal.js';
 import type { Handlers } from '../contract/handlers.js';
 import type { components } from '../generated/openapi.js';
 import { findBuiltinFamily } from '../models/builtin-families.js';
@@ -11,23 +13,29 @@ import { noteFamily, noteModel } from './model-audit.js';
 
 type ModelFamilyDefinition = components['schemas']['ModelFamilyDefinition'];
 
+/** Upstream details (where svc sends requests) are shown only to those who may set them: administrators. */
+const mayChangeUpstream = (principal: Principal): boolean => holds(principal.permissions, 'admin');
+
 export function modelHandlers(
   services: Services,
 ): Pick<Handlers, 'listModels' | 'launchModel' | 'getModel' | 'stopModel' | 'listModelRegistrations' | 'registerModel' | 'unregisterModel'> {
   const { models } = services;
   const repository = services.storage.models;
   return {
-    listModels: ({ principal }) => ({ status: 200, body: { object: 'list', data: models.list(principal).map(presentModel) } }),
+    listModels: ({ principal }) => ({
+      status: 200,
+      body: { object: 'list', data: models.list(principal).map((model) => presentModel(model, mayChangeUpstream(principal))) },
+    }),
     getModel: ({ params, principal, request }) => {
       noteModel(request, repository, params.model_uid);
-      return { status: 200, body: presentModel(models.get(principal, params.model_uid)) };
+      return { status: 200, body: presentModel(models.get(principal, params.model_uid), mayChangeUpstream(principal)) };
     },
     launchModel: ({ body, principal, request }) => {
       noteFamily(request, { id: body.model_uid ?? body.model_name, name: body.model_name, type: body.model_type ?? 'LLM' });
       const model = models.launch(principal, body);
       const where = model.upstream === null ? '' : ` → ${model.upstream.baseUrl} (${model.upstream.model})`;
       request.log.info(`model ${model.uid} launched: ${model.modelType} ${model.modelName}, engine ${model.engine}${where}`);
-      return { status: 201, body: presentModel(model) };
+      return { status: 201, body: presentModel(model, mayChangeUpstream(principal)) };
     },
     stopModel: ({ params, principal, request }) => {
       noteModel(request, repository, params.model_uid);

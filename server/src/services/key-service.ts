@@ -132,7 +132,10 @@ export class KeyService {
   /** Deletes a key; it fails on its next request. */
   delete(caller: Principal, id: string): void {
     const key = this.#changeable(caller, id);
-    this.#storage.apiKeys.delete(key.id);
+    this.#storage.transaction(() => {
+      this.#storage.apiKeys.keepTombstones({ keyId: key.id }, Date.now());
+      this.#storage.apiKeys.delete(key.id);
+    });
   }
 
   /** The plaintext of a key, when it was encrypted with the encryption key in use. */

@@ -25,6 +25,9 @@ export interface LoginAttempt {
   audit?: AuditContext;
 }
 
+/** How many times a rotated refresh token may be exchanged again inside the grace window. */
+export const GRACE_EXCHANGES = 1;
+
 /** The 429 of a login refused before its password was checked. */
 function refusedLogin(refusal: LoginRefusal): ApiError {
   const headers = { 'retry-after': String(refusal.retryAfterSeconds) };
@@ -122,9 +125,14 @@ export class SessionService {
     const outcome = this.#storage.transaction(() => {
       const record = this.#storage.sessions.findToken(digest);
       if (record === null || record.expiresAt <= now || record.familyExpiresAt <= now) return null;
-      if (record.rotatedAt !== null && now - record.rotatedAt >= this.#config.refreshReuseGraceSeconds * 1000) {
-        this.#storage.sessions.deleteFamily(record.familyId);
-        return 'reused' as const;
+      if (record.rotatedAt !== null) {
+        // Inside the grace window a rotated token may be exchanged once more (two tabs refreshing
+        // together), never again: each exchange would fork a branch that reuse detection never sees.
+        const withinGrace = now - record.rotatedAt < this.#config.refreshReuseGraceSeconds * 1000;
+        if (!withinGrace || !this.#storage.sessions.countGraceExchange(digest, GRACE_EXCHANGES)) {
+          this.#storage.sessions.deleteFamily(record.familyId);
+          return 'reused' as const;
+        }
       }
       const user = this.#storage.users.findById(record.userId);
       if (user === null || !user.enabled) {

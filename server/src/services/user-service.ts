@@ -130,6 +130,7 @@ export class UserService {
     this.#storage.transaction(() => {
       const current = this.#mustFind(id);
       if (current.enabled && current.permissions.includes('admin')) this.#assertNotLastAdmin();
+      this.#storage.apiKeys.keepTombstones({ userId: id }, Date.now());
       this.#storage.users.delete(id);
     });
   }
