@@ -55,6 +55,8 @@ export type UpstreamReply =
   | { kind: 'body'; status: number; contentType: string; body: Buffer }
   | { kind: 'stream'; status: number; contentType: string; stream: Readable };
 
+/** How much of an upstream error body is read (and dropped) to keep the connection reusable. */
+const ERROR_BODY_DISCARD_LIMIT = 16 * 1024;
 /** The largest plain answer accepted from an upstream. */
 const BODY_LIMIT = 64 * 1024 * 1024;
 
@@ -106,10 +108,14 @@ export class UpstreamEngine {
     const status = response.statusCode;
     const contentType = headerValue(response.headers['content-type']) ?? (call.stream ? 'text/event-stream' : 'application/json');
     try {
-      if (status >= 400) throw upstreamStatusError(status);
+      if (status >= 400) {
+        // Read and dropped (up to a bound), never shown: see upstreamStatusError.
+        await response.body.dump({ limit: ERROR_BODY_DISCARD_LIMIT }).catch(() => undefined);
+        throw upstreamStatusError(status);
+      }
       if (!call.stream) return { kind: 'body', status, contentType, body: await readLimited(response.body, BODY_LIMIT) };
     } catch (error) {
-      response.body.destroy();
+      response.body.once('error', () => undefined).destroy();
       throw this.#failure(error, url);
     }
     return { kind: 'stream', status, contentType, stream: this.#passThrough(response.body) };

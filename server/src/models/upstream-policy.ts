@@ -4,9 +4,10 @@
  * allowed by `SVC_UPSTREAM_ALLOWED` (host names, IP addresses and CIDRs); when that is unset, every
  * address is allowed except the special ones. Special addresses (link-local, cloud metadata,
  * unspecified, multicast, broadcast) are refused unless an entry names them explicitly: the address
- * itself, or a CIDR of at least /8 (IPv4) or /10 (IPv6) whose network is itself special, so
- * `0.0.0.0/0` does not open the metadata service. Addresses are checked when the URL is set and
- * again after DNS resolution at connect time, so a host name cannot be rebound to a refused one.
+ * itself, or a CIDR of at least /16 (IPv4) or /10 (IPv6) whose network is itself special, so
+ * `0.0.0.0/0` does not open the metadata service. An address literal is checked when the URL is
+ * set; a host name is checked on the addresses it resolves to at connect time (allowed when it is
+ * listed itself, or when every address is), so it cannot be rebound to a refused address.
  */
 import { BlockList, isIP } from 'node:net';
 import { ApiError } from '../errors.js';
@@ -24,7 +25,7 @@ special.addAddress('fd00:ec2::254', 'ipv6'); // AWS metadata over IPv6
 special.addAddress('::', 'ipv6');
 special.addSubnet('ff00::', 8, 'ipv6'); // multicast
 
-const SPECIAL_ENTRY_MIN_PREFIX = { ipv4: 8, ipv6: 10 } as const;
+const SPECIAL_ENTRY_MIN_PREFIX = { ipv4: 16, ipv6: 10 } as const;
 
 type Family = 'ipv4' | 'ipv6';
 
@@ -99,15 +100,18 @@ export class UpstreamPolicy {
     if (url.username !== '' || url.password !== '') throw refuse('must not carry user-info (user:password@); pass the upstream\'s key as upstream_api_key');
     if (text.includes('?') || text.includes('#')) throw refuse('must not carry a query (?) or a fragment (#)');
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    if (!this.hostMayBeCalled(host)) throw refuse(`points at ${host}, which SVC_UPSTREAM_ALLOWED does not allow`);
+    if (!this.hostMayBeCalled(host)) throw refuse(`points at ${host}, which is not allowed (a link-local or metadata address, or outside SVC_UPSTREAM_ALLOWED)`);
     return url.href.replace(/\/+$/, '');
   }
 
-  /** True when a URL's host (a name, or an address literal) may be called before its addresses are known. */
+  /**
+   * True when a URL's host may be called as far as can be told before connecting: an address literal
+   * is checked now; a host name always passes here, because what counts is the addresses it
+   * resolves to when svc connects (checked then by {@link addressMayBeCalled}).
+   */
   hostMayBeCalled(host: string): boolean {
     const address = canonicalIp(host);
-    if (address !== null) return this.addressMayBeCalled(address, null);
-    return !this.#restricted || this.#hosts.has(host.toLowerCase());
+    return address === null || this.addressMayBeCalled(address, null);
   }
 
   /**

@@ -121,6 +121,17 @@ export class BruteForceRepository {
     return banned;
   }
 
+  /**
+   * Deletes the (IP, credential) counters and bans of one client IP; answers the active bans
+   * deleted. Marks the tracker when one was active.
+   */
+  deleteKeyEntriesOfIp(ip: string, now: number): ActiveBan[] {
+    const banned = this.activeBans('key', now).filter((ban) => ban.ip === ip);
+    this.#db.prepare("DELETE FROM brute_force_entries WHERE scope = 'key' AND ip = ?").run(ip);
+    if (banned.length > 0) this.#tracker.markChanged();
+    return banned;
+  }
+
   /** Active bans of `scope` (every scope when omitted), soonest to expire last. */
   activeBans(scope: BruteForceScope | null, now: number): ActiveBan[] {
     const rows = this.#db
