@@ -4,7 +4,9 @@
  * grow with every repeated lockout (Keycloak's temporary lockout). All state is in the database,
  * so it is shared by every process on one `SVC_HOME` and survives restarts.
  *
- * The hot path (a request with a valid credential) only reads an in-process copy of the active IP
+ * A login reserves its place in the counters before the password hash ({@link BruteForceService.reserveLogin})
+ * and settles it after ({@link BruteForceService.settleLogin}), so concurrent attempts cannot all be
+ * evaluated. The hot path (a request with a valid credential) only reads an in-process copy of the active IP
  * and key bans, reloaded whenever the change tracker reports a write by any process.
  */
 import type { Storage } from '../storage/storage.js';
@@ -144,23 +146,6 @@ export class BruteForceService {
   }
 
   /**
-   * Counts a failed login from `ip`; `userId` is the account tried when it exists and was not locked
-   * (attempts against a locked account count for the IP only, so they cannot extend the lockout).
-   */
-  recordLoginFailure(ip: string, userId: string | null): void {
-    const now = Date.now();
-    const settings = this.settings();
-    const events = this.#storage.transaction(() => {
-      const found: BruteForceEvent[] = [];
-      this.#countWindowed('ip', ip, { ip, keyId: null, userId: null }, settings.ip, now, found);
-      if (userId !== null && this.#storage.users.findById(userId) !== null) this.#countAccount(userId, ip, settings.login, now, found);
-      this.#pruneStale(settings, now);
-      return found;
-    });
-    this.#emit(events);
-  }
-
-  /**
    * Reserves a login attempt from `ip` against `userId` (null for an unknown username), in one
    * write-locked transaction, before the password hash runs: refuses it when the address is banned,
    * or when its failures plus the attempts already in flight reach the limit or the in-flight cap.
@@ -226,11 +211,6 @@ export class BruteForceService {
       return found;
     });
     this.#emit(events);
-  }
-
-  /** A successful login resets the account's failure count. */
-  recordLoginSuccess(userId: string): void {
-    this.#storage.bruteForce.delete('account', userId, Date.now());
   }
 
   /** Active bans (and lockouts) of `scope`. */
