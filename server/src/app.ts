@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AuditTrail } from './audit/audit-trail.js';
 import { requestEntry, type AuditContext } from './audit/request-audit.js';
-import { Authenticator, bearerCredential } from './auth/authenticator.js';
+import { Authenticator, bearerCredential, RevokedCredentialError } from './auth/authenticator.js';
 import { BruteForceService, type BanStatus, type BruteForceListener } from './brute-force/brute-force-service.js';
 import { credentialId } from './brute-force/credential-id.js';
 import { apiKeyDigest } from './crypto/api-key-format.js';
@@ -18,10 +18,12 @@ import type { Handlers, UntypedHandler } from './contract/handlers.js';
 import { SchemaCompiler } from './contract/schema-compiler.js';
 import { AccessTokens } from './crypto/access-tokens.js';
 import { KeyEncryption } from './crypto/key-encryption.js';
+import { UsernameMarker } from './crypto/username-marker.js';
 import { ApiError } from './errors.js';
 import { answerClientError } from './http/client-errors.js';
 import { registerCors } from './http/cors.js';
 import { clientIp, trustedProxyFunction, type TrustFunction } from './http/client-ip.js';
+import { isLoopback } from './http/ip-address.js';
 import { respond, toErrorResponse, type ErrorResponse } from './http/error-responses.js';
 import { auditHandlers } from './routes/audit-routes.js';
 import { securityHandlers } from './routes/security-routes.js';
@@ -39,6 +41,7 @@ import { FamilyDefinitionParser } from './models/family-definition.js';
 import { InferenceService } from './models/inference-service.js';
 import { ModelService } from './models/model-service.js';
 import { UpstreamEngine } from './models/upstream-engine.js';
+import { parseUpstreamAllowList, UpstreamPolicy } from './models/upstream-policy.js';
 import { LogSink } from './observability/log-buffer.js';
 import { ServerMetrics } from './observability/metrics.js';
 import { inferenceHandlers } from './routes/inference-routes.js';
@@ -54,6 +57,8 @@ import { Storage } from './storage/storage.js';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** The ban on the client's address, if any: it stops guesses, not live credentials (see `authorize`). */
+    ipBan: BanStatus | null;
     /** Facts for this request's audit record; handlers may add to it (see {@link AuditContext}). */
     audit: AuditContext;
   }
@@ -84,6 +89,19 @@ export interface AppOptions {
 const countedCredentialFailures = new Set(['invalid_api_key', 'invalid_token']);
 /** Failures of a key that exists, counted only against keys with their own threshold. */
 const knownKeyFailures = new Set(['api_key_disabled', 'api_key_expired']);
+
+/**
+ * What a session whose account must change its password may do (besides the public routes such as
+ * logout): read who it is and change the password (issue 14, H10).
+ */
+const passwordChangeOperations = new Set(['getMe', 'changeOwnPassword']);
+
+/**
+ * The public operations that try a password: a ban on the client's address refuses them. Other
+ * public operations (health, setup status, refreshing or ending a session with a 256-bit refresh
+ * token) are no guesses and stay open, so a banned address keeps its live sessions.
+ */
+const guessingOperations = new Set(['login', 'loginLegacy', 'startBrowserSession', 'createFirstAdmin']);
 
 /** Query parameters that would carry a credential; refused so secrets never sit in URLs or logs. */
 const credentialQueryParameters = ['access_token', 'api_key', 'apikey', 'token', 'refresh_token', 'jwt'];
@@ -144,6 +162,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
       clientErrorHandler: answerClientError,
     });
     app.decorateRequest('principal', null);
+    app.decorateRequest('ipBan', null);
     app.decorateRequest('audit', null as unknown as AuditContext);
     app.removeContentTypeParser('text/plain');
     await registerCors(app, config.corsOrigins);
@@ -190,8 +209,9 @@ function createServices(
   logSink.redactor.addSecret(encryptionSecret);
   const accessTokens = new AccessTokens(jwtSecret, config.accessTokenTtlSeconds);
   const encryption = new KeyEncryption(encryptionSecret);
-  const models = new ModelService(storage, encryption, logSink.redactor);
-  const upstream = new UpstreamEngine(config.upstreamTimeoutMs);
+  const upstreamPolicy = new UpstreamPolicy(config.upstreamAllowed === null ? null : parseUpstreamAllowList(config.upstreamAllowed));
+  const models = new ModelService(storage, encryption, logSink.redactor, upstreamPolicy);
+  const upstream = new UpstreamEngine(config.upstreamTimeoutMs, upstreamPolicy);
   const bruteForce = new BruteForceService(storage);
   const withAudit = options.withoutAuditForBenchmark !== true;
   const audit = withAudit ? new AuditTrail(storage.audit, config.auditRetentionDays, { thread: true, databasePath: config.databasePath }) : null;
@@ -201,7 +221,7 @@ function createServices(
     countActiveBans: (kind) => bruteForce.activeBans(kind).length,
   });
   bruteForce.addListener(banMetrics(metrics));
-  const sessions = new SessionService(storage, accessTokens, config, bruteForce);
+  const sessions = new SessionService(storage, accessTokens, config, bruteForce, new UsernameMarker(jwtSecret));
   if (config.oidc?.clientSecret != null) logSink.redactor.addSecret(config.oidc.clientSecret);
   return {
     config,
@@ -252,6 +272,26 @@ function bannedError(ban: BanStatus): ApiError {
   });
 }
 
+/**
+ * Warns once (one log line) when the server listens on a non-loopback address, trusts no proxy
+ * and a request arrives with forwarded headers: it then sits behind a proxy whose clients all
+ * share the proxy's address, and one user's typos ban everybody.
+ */
+function forwardedHeaderWarning(app: FastifyInstance, config: ServerConfig): (request: FastifyRequest) => void {
+  let warned = config.trustedProxies.length > 0;
+  return (request) => {
+    if (warned) return;
+    const headers = request.headers;
+    if (headers['x-forwarded-for'] === undefined && headers['x-real-ip'] === undefined && headers['forwarded'] === undefined) return;
+    const listening = app.server.address();
+    if (listening === null || typeof listening === 'string' || isLoopback(listening.address)) return;
+    warned = true;
+    app.log.warn(
+      `forwarded headers (X-Forwarded-For, X-Real-IP or Forwarded) arrive but SVC_TRUSTED_PROXIES is not set: every client behind the proxy shares one address, so one client's failures ban them all; set SVC_TRUSTED_PROXIES to the proxy's address`,
+    );
+  };
+}
+
 /** Records every API call when its response is sent, and the start-up. */
 function registerAudit(app: FastifyInstance, services: Services): void {
   const audit = services.audit;
@@ -294,13 +334,14 @@ function registerErrorHandling(app: FastifyInstance, services: Services, trust: 
     return reply.code(response.status).send(response.body);
   });
   const { bruteForce, config } = services;
+  const warnForwardedHeaders = forwardedHeaderWarning(app, config);
   app.addHook('onRequest', (request, reply, done) => {
     void reply.headers({ 'x-request-id': request.id, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
     request.audit = { clientIp: clientIp(request, trust) };
-    if (config.authEnabled) {
-      const ban = bruteForce.ipBan(request.audit.clientIp);
-      if (ban !== null) return done(bannedError(ban));
-    }
+    warnForwardedHeaders(request);
+    // A ban stops guessing, not the people behind the address who are signed in: it is enforced
+    // per operation in `authorize` (logins, and credentials that fail), never on a live credential.
+    if (config.authEnabled) request.ipBan = bruteForce.ipBan(request.audit.clientIp);
     const query = request.query as Record<string, unknown> | undefined;
     if (query !== undefined && credentialQueryParameters.some((name) => name in query)) {
       return done(new ApiError('credentials_in_query', 'Credentials are never accepted in the URL; send Authorization: Bearer <token> instead'));
@@ -372,6 +413,9 @@ function authorize(spec: OperationSpec, services: Services, authenticator: Authe
   /** Sets the request's principal; answers the 403 when it lacks the operation's permissions. */
   const admit = (request: FastifyRequest, principal: Principal): ApiError | undefined => {
     request.principal = principal;
+    if (principal.authType === 'jwt' && principal.user?.mustChangePassword === true && !passwordChangeOperations.has(spec.operationId)) {
+      return new ApiError('password_change_required', 'This account must change its password first: PUT /v1/auth/me/password, then continue');
+    }
     if (holdsAny(principal.permissions, spec.requiredPermissions)) return undefined;
     return new ApiError('permission_denied', `Missing permission: ${spec.requiredPermissions.join(' or ')}`);
   };
@@ -380,7 +424,7 @@ function authorize(spec: OperationSpec, services: Services, authenticator: Authe
     const credential = bearerCredential(request.headers.authorization);
     if (credential === null) return;
     request.audit.attemptedAuthType = credential.startsWith('sk-') ? 'api_key' : 'jwt';
-    if (error instanceof ApiError && countedCredentialFailures.has(error.code)) {
+    if (error instanceof ApiError && countedCredentialFailures.has(error.code) && !(error instanceof RevokedCredentialError)) {
       const keyId = credentialId(credential);
       request.audit.target ??= keyId;
       try {
@@ -404,27 +448,29 @@ function authorize(spec: OperationSpec, services: Services, authenticator: Authe
       request.principal = anonymousPrincipal;
       return done();
     }
-    if (spec.isPublic) return done();
+    const ipBan = request.ipBan;
+    if (spec.isPublic) return done(ipBan !== null && guessingOperations.has(spec.operationId) ? bannedError(ipBan) : undefined);
     const header = request.headers.authorization;
     if (bruteForce.hasKeyBans()) {
       const credential = bearerCredential(header);
       const ban = credential === null ? null : bruteForce.keyBan(request.audit.clientIp, credentialId(credential));
       if (ban !== null) return done(bannedError(ban));
     }
+    /** A credential that fails from a banned address gets the ban's 429, a live one passes. */
+    const refuse = (error: unknown): Error => {
+      countFailure(request, error);
+      return ipBan !== null && error instanceof ApiError && error.status === 401 ? bannedError(ipBan) : (error as Error);
+    };
     let principal: Principal | Promise<Principal>;
     try {
       principal = authenticator.authenticate(header);
     } catch (error) {
-      countFailure(request, error);
-      return done(error as Error);
+      return done(refuse(error));
     }
     if (principal instanceof Promise) {
       principal.then(
         (resolved) => done(admit(request, resolved)),
-        (error: unknown) => {
-          countFailure(request, error);
-          done(error as Error);
-        },
+        (error: unknown) => done(refuse(error)),
       );
       return;
     }

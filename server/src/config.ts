@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import proxyAddr from '@fastify/proxy-addr';
 import { allPermissions, type Permission } from './auth/permissions.js';
+import { parseUpstreamAllowList } from './models/upstream-policy.js';
 
 /** Where a secret comes from: the environment, or a file generated once on first run. */
 export type SecretSource = { kind: 'env'; variable: string; value: string } | { kind: 'file'; path: string };
@@ -56,6 +57,11 @@ export interface ServerConfig {
    * the API, or `['*']` for any origin without credentials. Empty: no CORS headers. @default []
    */
   corsOrigins: string[];
+  /**
+   * `SVC_UPSTREAM_ALLOWED`: the host names, IP addresses and CIDRs upstream model servers may be
+   * at. Null (unset): every address except link-local, metadata and other special ones. @default null
+   */
+  upstreamAllowed: string[] | null;
   /** `SVC_AUDIT_RETENTION_DAYS`: audit records older than this are pruned. @default 90 */
   auditRetentionDays: number;
   /** Single sign-on through an OpenID provider (`SVC_OIDC_*`); null when `SVC_OIDC_ISSUER` is unset. */
@@ -154,6 +160,7 @@ export function loadConfig(env: Environment = process.env): ServerConfig {
     frontend: frontendConfig(env),
     trustedProxies: parseTrustedProxies(env),
     corsOrigins: parseCorsOrigins(env),
+    upstreamAllowed: parseUpstreamAllowed(env),
     auditRetentionDays: parsePositiveInteger(env, 'SVC_AUDIT_RETENTION_DAYS', 90, 36500),
     oidc: oidcConfig(env),
     warnings: removedVariableWarnings(env),
@@ -225,6 +232,19 @@ function secretSource(env: Environment, variable: string, path: string): SecretS
     throw new ConfigError(`${variable} is too short: ${SECRET_ADVICE}`);
   }
   return { kind: 'env', variable, value };
+}
+
+function parseUpstreamAllowed(env: Environment): string[] | null {
+  const name = 'SVC_UPSTREAM_ALLOWED';
+  const value = nonEmpty(env, name);
+  if (value === undefined) return null;
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  try {
+    parseUpstreamAllowList(entries);
+  } catch (error) {
+    throw new ConfigError(`${name}: ${(error as Error).message}; use a comma-separated list such as vllm.internal,10.0.0.0/8,127.0.0.1`);
+  }
+  return entries;
 }
 
 function parseTrustedProxies(env: Environment): string[] {

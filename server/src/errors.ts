@@ -83,6 +83,9 @@ export const errorRegistry: Record<ErrorCode, ErrorClass> = {
   oidc_slow_down: invalid,
   ip_banned: rateLimited,
   key_banned: rateLimited,
+  login_throttled: rateLimited,
+  password_change_required: forbidden,
+  upstream_not_allowed: invalid,
   internal_error: { status: 500, type: 'server_error' },
   service_unavailable: { status: 503, type: 'server_error' },
 };

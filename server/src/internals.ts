@@ -29,3 +29,4 @@ export type { ChainVerification } from './audit/verify-chain.js';
 export { AuditRepository, type AuditFilter, type ChainAnchor } from './storage/audit-repository.js';
 export { auditFields, chainHash, canonicalEncoding, GENESIS_HASH, type AuditEntry, type StoredAuditEntry } from './audit/audit-entry.js';
 export { BruteForceRepository, type ActiveBan, type BruteForceEntry, type BruteForceScope } from './storage/brute-force-repository.js';
+export { canonicalIp } from './http/ip-address.js';

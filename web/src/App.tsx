@@ -4,10 +4,12 @@
  */
 import { Alert, Center, Container, Loader } from '@mantine/core';
 import { Suspense, type ReactNode } from 'react';
+import { RateLimitError } from '@svc/sdk';
 import { Redirect, Route, Switch } from 'wouter';
 import { describeError } from './api/describe-error.js';
 import { holdsAny } from './auth/permissions.js';
 import { useSession } from './auth/session.js';
+import { RateLimitNotice } from './components/RateLimitNotice.js';
 import { AppLayout } from './layout/AppLayout.js';
 import { Forbidden } from './pages/Forbidden.js';
 import { HomePage } from './pages/HomePage.js';
@@ -47,9 +49,13 @@ export function App() {
     case 'unreachable':
       return (
         <Container size="sm" py="xl">
-          <Alert color="red" title="The server cannot be reached" role="alert">
-            {describeError(state.error)}
-          </Alert>
+          {state.error instanceof RateLimitError ? (
+            <RateLimitNotice error={state.error} />
+          ) : (
+            <Alert color="red" title="The server cannot be reached" role="alert">
+              {describeError(state.error)}
+            </Alert>
+          )}
         </Container>
       );
     case 'setup':

@@ -78,7 +78,9 @@ function readLegacyUsers(file: string) {
   try {
     document = JSON.parse(text);
   } catch (error) {
-    throw new CliError(ExitCode.usage, `${file} is not valid JSON: ${(error as Error).message}`);
+    // JSON.parse quotes the text around the fault, which may be a password or a key: only the position is told.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    throw new CliError(ExitCode.usage, `${file} is not valid JSON${position === undefined ? '' : ` (at character ${position})`}`);
   }
   const validation = validateLegacyConfig(document);
   if (validation.ok) return validation.users;

@@ -37,6 +37,8 @@ const KNOWN_PERMISSIONS = new Set<string>([...allPermissions, ...Object.keys(leg
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const describe = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'string' ? `the string ${JSON.stringify(value)}` : `a ${typeof value}`);
+/** What a secret field holds, by kind only: a secret's value is never printed (issue 14, H11). */
+const describeSecret = (value: unknown) => (typeof value === 'string' ? `a string of ${[...value].length} characters that is not hex` : describe(value));
 
 /** Validates a parsed legacy file, collecting every problem. */
 export function validateLegacyConfig(document: unknown): Validation {
@@ -57,7 +59,7 @@ export function validateLegacyConfig(document: unknown): Validation {
     }
     const secret = auth['secret_key'];
     if (secret === undefined) problem('$.auth_config.secret_key', 'is missing');
-    else if (typeof secret !== 'string' || !/^[0-9a-fA-F]+$/.test(secret)) problem('$.auth_config.secret_key', `must be a hex string, not ${describe(secret)}`);
+    else if (typeof secret !== 'string' || !/^[0-9a-fA-F]+$/.test(secret)) problem('$.auth_config.secret_key', `must be a hex string, not ${describeSecret(secret)}`);
     // token_expire_in_minutes was reserved and never checked by the legacy server: it is ignored.
   }
 

@@ -118,7 +118,11 @@ describe('svc-migrate-auth', () => {
         const login = await client.request('POST', '/v1/auth/login', { body: { username: 'root', password: 'shortpw1' } });
         assert.equal(login.status, 200);
         assert.equal(login.body.must_change_password, true);
-        const keys = await client.request('GET', '/v1/admin/keys', { token: login.body.access_token });
+        // The short legacy password's session may do nothing but change it (issue 14, H10); root's key still works.
+        const refused = await client.request('GET', '/v1/admin/keys', { token: login.body.access_token });
+        assert.equal(refused.status, 403);
+        assert.equal(refused.body.error.code, 'password_change_required');
+        const keys = await client.request('GET', '/v1/admin/keys', { token: 'sk-72tkvudyGLPMi' });
         const carolsKey = (keys.body as { id: string; owner_username: string; name: string }[]).find((k) => k.owner_username === 'carol' && k.name === 'legacy key 2');
         assert.ok(carolsKey);
         const revealed = await runTool(tools.svc, ['keys', 'reveal', carolsKey.id, '-e', server.baseUrl, '-ak', 'sk-72tkvudyGLPMi'], { env: { SVC_HOME: paths.home } });

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigError, loadConfig, type ServerConfig } from '@svc/server/internals';
+import { ConfigError, loadConfig, Storage, type ServerConfig } from '@svc/server/internals';
 import { CliError, ExitCode } from '../exit-codes.js';
 
 /** The server configuration, with a bad variable reported as a usage error. */
@@ -18,11 +18,24 @@ export function serverConfig(): ServerConfig {
   }
 }
 
-/** `--db-path`, else the server's database path; refused when no database file exists there. */
+/**
+ * `--db-path`, else the server's database path; refused when no database file exists there, or when
+ * the file is not an svc database (not SQLite, or SQLite without svc's schema, an empty file
+ * included): the tools never turn a stray file into a database (issue 14, H11).
+ */
 export function existingDatabasePath(dbPath: string | undefined, config: ServerConfig): string {
   const path = dbPath === undefined ? config.databasePath : resolve(dbPath);
   if (!existsSync(path)) {
     throw new CliError(ExitCode.notFoundOrConflict, `no database at ${path}; pass --db-path, or set SVC_AUTH_DB_PATH or SVC_HOME as the server has them`);
   }
+  const notSvc = `${path} is not an svc database; pass --db-path with the server's database (SVC_HOME/auth/auth.db); nothing was changed`;
+  let probe: Storage | null;
+  try {
+    probe = Storage.openReadOnly(path);
+  } catch {
+    throw new CliError(ExitCode.notFoundOrConflict, notSvc);
+  }
+  if (probe === null) throw new CliError(ExitCode.notFoundOrConflict, notSvc);
+  probe.close();
   return path;
 }

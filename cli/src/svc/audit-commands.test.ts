@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { Storage } from '@svc/server/internals';
+import { generateApiKey, Storage } from '@svc/server/internals';
 import { createKey, createUser, setupAdmin, useServerWithAdmin, withTestServer } from '@svc/server/testing';
 import { jsonOf, runTool, tools, type ToolResult } from '../testing/run-tool.js';
 
@@ -103,10 +103,8 @@ describe('svc when the caller is banned (429)', () => {
     const home = await mkdtemp(join(tmpdir(), 'svc-cli-ban-'));
     try {
       const svc = (args: string[]) => runTool(tools.svc, args, { env: { SVC_HOME: home, SVC_ENDPOINT: handle.server.baseUrl } });
-      // A well-formed key the server does not know: created, then deleted.
-      const created = await createKey(handle.server, handle.admin.accessToken, { name: 'gone' });
-      assert.equal((await handle.server.request('DELETE', `/v1/admin/keys/${created.id}`, { token: handle.admin.accessToken })).status, 204);
-      const guess = created.key;
+      // A well-formed key the server never issued (a deleted key is revoked, not guessed: never counted).
+      const guess = generateApiKey();
       for (let attempt = 0; attempt < 2; attempt += 1) assert.equal((await svc(['whoami', '-ak', guess])).code, 2);
       const banned = await svc(['whoami', '-ak', guess]);
       assert.equal(banned.code, 5);
@@ -118,7 +116,7 @@ describe('svc when the caller is banned (429)', () => {
     }
   });
 
-  it('a banned address gets the same one line, even with a valid key (exit 5)', async () => {
+  it('a banned address gets the same one line at login, even with the right password (exit 5); a valid key still works', async () => {
     await withTestServer({ securitySettings: { ip: { max_failures: 2, window_seconds: 300, ban_seconds: 900 } } }, async (server) => {
       const admin = await setupAdmin(server);
       const valid = (await createKey(server, admin.accessToken, { name: 'valid' })).key;
@@ -128,9 +126,10 @@ describe('svc when the caller is banned (429)', () => {
         for (const password of ['wrong password number one', 'wrong password number two']) {
           assert.equal((await svc(['login', '--username', 'admin', '--password', password])).code, 2);
         }
-        const banned = await svc(['whoami', '-ak', valid]);
+        const banned = await svc(['login', '--username', 'admin', '--password', admin.password]);
         assert.equal(banned.code, 5);
         assert.match(banned.stderr, /^svc: Too many failed attempts from this address; try again in \d+ seconds\n$/);
+        assert.equal((await svc(['whoami', '-ak', valid])).code, 0, 'a ban stops guessing, not a live key');
       } finally {
         await rm(home, { recursive: true, force: true });
       }

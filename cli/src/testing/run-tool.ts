@@ -12,6 +12,7 @@ export const tools = {
   svc: entryPoint('../bin/svc', import.meta.url),
   reset: entryPoint('../bin/svc-reset-auth-password', import.meta.url),
   migrate: entryPoint('../bin/svc-migrate-auth', import.meta.url),
+  unban: entryPoint('../bin/svc-unban', import.meta.url),
 } as const;
 
 /** How a run ended. */

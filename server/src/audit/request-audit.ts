@@ -47,6 +47,8 @@ const statusOfCode: Partial<Record<ErrorCode, string>> = {
   invalid_credentials: 'login_failed',
   ip_banned: 'ip_banned',
   key_banned: 'key_banned',
+  login_throttled: 'login_throttled',
+  password_change_required: 'denied',
   api_key_expired: 'key_expired',
   api_key_disabled: 'key_disabled',
   invalid_api_key: 'invalid_key',

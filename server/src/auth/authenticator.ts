@@ -30,6 +30,13 @@ interface CachedKey {
   owner: UserRecord | null;
 }
 
+/**
+ * A credential the server itself issued that is no longer valid: an access token with a good
+ * signature but an old token version (or a deleted account), or a deleted API key. It answers like
+ * any invalid credential, but it is not a guess and is never counted towards a ban (issue 14, H7).
+ */
+export class RevokedCredentialError extends ApiError {}
+
 /** The credential in a `Bearer` header, or null when there is none or the header is malformed. */
 export function bearerCredential(header: string | undefined): string | null {
   if (header === undefined) return null;
@@ -84,7 +91,7 @@ export class Authenticator {
     this.#refreshCaches();
     const user = this.#user(claims.userId);
     if (user === null || user.tokenVersion !== claims.tokenVersion) {
-      throw new ApiError('invalid_token', 'Access token is no longer valid; log in again');
+      throw new RevokedCredentialError('invalid_token', 'Access token is no longer valid; log in again');
     }
     if (!user.enabled) throw new ApiError('account_disabled', 'This account is disabled');
     return { authType: 'jwt', user, apiKey: null, permissions: this.#permissionsOf(user) };
@@ -102,7 +109,10 @@ export class Authenticator {
       cached = key === null ? null : { key, owner: this.#user(key.userId) };
       remember(this.#keys, digest, cached);
     }
-    if (cached === null || cached.owner === null) throw new ApiError('invalid_api_key', 'Invalid API key');
+    if (cached === null || cached.owner === null) {
+      if (this.#storage.apiKeys.isRevoked(Buffer.from(digest, 'base64'))) throw new RevokedCredentialError('invalid_api_key', 'Invalid API key');
+      throw new ApiError('invalid_api_key', 'Invalid API key');
+    }
     const { key, owner } = cached;
     if (!key.enabled) throw new ApiError('api_key_disabled', 'This API key is disabled');
     const now = Date.now();

@@ -4,7 +4,9 @@
  * grow with every repeated lockout (Keycloak's temporary lockout). All state is in the database,
  * so it is shared by every process on one `SVC_HOME` and survives restarts.
  *
- * The hot path (a request with a valid credential) only reads an in-process copy of the active IP
+ * A login reserves its place in the counters before the password hash ({@link BruteForceService.reserveLogin})
+ * and settles it after ({@link BruteForceService.settleLogin}), so concurrent attempts cannot all be
+ * evaluated. The hot path (a request with a valid credential) only reads an in-process copy of the active IP
  * and key bans, reloaded whenever the change tracker reports a write by any process.
  */
 import type { Storage } from '../storage/storage.js';
@@ -39,6 +41,34 @@ export interface BanStatus {
 }
 
 const STALE_PRUNE_INTERVAL_MS = 60_000;
+/** A reservation older than this was left by a crashed process (a login takes well under a second). */
+const IN_FLIGHT_STALE_MS = 60_000;
+/** Logins evaluated at once from one client IP, whatever the failure limit. */
+export const MAX_LOGINS_IN_FLIGHT_PER_ADDRESS = 8;
+/** Logins evaluated at once against one account. */
+export const MAX_LOGINS_IN_FLIGHT_PER_ACCOUNT = 4;
+
+/**
+ * A login attempt's reserved place in the failure counters, taken before the password hash and
+ * settled after it with {@link BruteForceService.settleLogin}.
+ */
+export interface LoginTicket {
+  readonly ip: string;
+  /** The account whose counter holds a reservation; null for an unknown user or a locked account. */
+  readonly reservedUserId: string | null;
+  /**
+   * True when the account may not be tried now: locked, or as many attempts in flight as its
+   * lockout allows. The attempt then fails whatever the password (after the same hashing work).
+   */
+  readonly accountLocked: boolean;
+}
+
+/** Why a login attempt was refused before any password was checked. */
+export interface LoginRefusal {
+  /** `ip`: the address is banned; `throttled`: too many attempts in flight from it. */
+  reason: 'ip' | 'throttled';
+  retryAfterSeconds: number;
+}
 
 /** The subject an (IP, credential) counter and ban is stored under, and the target audit records name it by. */
 export function keySubject(ip: string, keyId: string): string {
@@ -150,25 +180,87 @@ export class BruteForceService {
   }
 
   /**
-   * Counts a failed login from `ip`; `userId` is the account tried when it exists and was not locked
-   * (attempts against a locked account count for the IP only, so they cannot extend the lockout).
+   * Reserves a login attempt from `ip` against `userId` (null for an unknown username), in one
+   * write-locked transaction, before the password hash runs: refuses it when the address is banned,
+   * or when its failures plus the attempts already in flight reach the limit or the in-flight cap.
+   * So however many attempts arrive at once, no more are evaluated than the limits allow.
    */
-  recordLoginFailure(ip: string, userId: string | null): void {
+  reserveLogin(ip: string, userId: string | null): LoginTicket | LoginRefusal {
     const now = Date.now();
     const settings = this.settings();
+    const staleBefore = now - IN_FLIGHT_STALE_MS;
+    return this.#storage.transaction(() => {
+      const repository = this.#storage.bruteForce;
+      const address = repository.find('ip', ip);
+      if (address?.bannedUntil != null && address.bannedUntil > now) {
+        return { reason: 'ip', retryAfterSeconds: secondsUntil(address.bannedUntil, now) };
+      }
+      const addressFailures = address === null || now - address.windowStartedAt > settings.ip.window_seconds * 1000 ? 0 : address.failures;
+      const addressInFlight = repository.inFlight('ip', ip, staleBefore);
+      if (addressFailures + addressInFlight >= settings.ip.max_failures || addressInFlight >= MAX_LOGINS_IN_FLIGHT_PER_ADDRESS) {
+        return { reason: 'throttled', retryAfterSeconds: 1 };
+      }
+      repository.setInFlight({ scope: 'ip', subject: ip, ip, keyId: null, userId: null }, addressInFlight + 1, now, now);
+      if (userId === null || this.#storage.users.findById(userId) === null) return { ip, reservedUserId: null, accountLocked: false };
+      const account = repository.find('account', userId);
+      if (account?.bannedUntil != null && account.bannedUntil > now) return { ip, reservedUserId: null, accountLocked: true };
+      const quiet = account === null || now - account.lastFailureAt > settings.login.failure_reset_seconds * 1000;
+      const failuresThisRound = quiet ? 0 : account.failures % settings.login.failures_before_lockout;
+      const accountInFlight = repository.inFlight('account', userId, staleBefore);
+      if (failuresThisRound + accountInFlight >= settings.login.failures_before_lockout || accountInFlight >= MAX_LOGINS_IN_FLIGHT_PER_ACCOUNT) {
+        return { ip, reservedUserId: null, accountLocked: true };
+      }
+      repository.setInFlight({ scope: 'account', subject: userId, ip, keyId: null, userId }, accountInFlight + 1, now, now);
+      return { ip, reservedUserId: userId, accountLocked: false };
+    });
+  }
+
+  /**
+   * Settles a reserved login: releases its places and, for a failure, counts it against the
+   * address and (when reserved) the account, banning or locking when the limit is reached; a
+   * success resets the account's count.
+   */
+  settleLogin(ticket: LoginTicket, succeeded: boolean): void {
+    const now = Date.now();
+    const settings = this.settings();
+    const staleBefore = now - IN_FLIGHT_STALE_MS;
     const events = this.#storage.transaction(() => {
+      const repository = this.#storage.bruteForce;
       const found: BruteForceEvent[] = [];
-      this.#countWindowed('ip', ip, { ip, keyId: null, userId: null }, settings.ip, now, found);
-      if (userId !== null && this.#storage.users.findById(userId) !== null) this.#countAccount(userId, ip, settings.login, now, found);
+      const release = (scope: 'ip' | 'account', subject: string, userId: string | null) => {
+        const inFlight = repository.inFlight(scope, subject, staleBefore);
+        repository.setInFlight({ scope, subject, ip: ticket.ip, keyId: null, userId }, Math.max(0, inFlight - 1), null, now);
+      };
+      release('ip', ticket.ip, null);
+      if (ticket.reservedUserId !== null) release('account', ticket.reservedUserId, ticket.reservedUserId);
+      if (succeeded) {
+        if (ticket.reservedUserId !== null) repository.delete('account', ticket.reservedUserId, now);
+        return found;
+      }
+      this.#countWindowed('ip', ticket.ip, { ip: ticket.ip, keyId: null, userId: null }, settings.ip, now, found);
+      if (ticket.reservedUserId !== null && this.#storage.users.findById(ticket.reservedUserId) !== null) {
+        this.#countAccount(ticket.reservedUserId, ticket.ip, settings.login, now, found);
+      }
       this.#pruneStale(settings, now);
       return found;
     });
     this.#emit(events);
   }
 
-  /** A successful login resets the account's failure count. */
-  recordLoginSuccess(userId: string): void {
-    this.#storage.bruteForce.delete('account', userId, Date.now());
+  /**
+   * Counts one failure against `ip` alone, outside a login (a refused single sign-on callback or
+   * code exchange): the address's counter moves, and reaching its limit bans it.
+   */
+  recordAddressFailure(ip: string): void {
+    const now = Date.now();
+    const settings = this.settings();
+    const events = this.#storage.transaction(() => {
+      const found: BruteForceEvent[] = [];
+      this.#countWindowed('ip', ip, { ip, keyId: null, userId: null }, settings.ip, now, found);
+      this.#pruneStale(settings, now);
+      return found;
+    });
+    this.#emit(events);
   }
 
   /** Active bans (and lockouts) of `scope`. */
@@ -283,6 +375,10 @@ export class BruteForceService {
 
 function newEntry(scope: BruteForceScope, subject: string, identity: Pick<BruteForceEntry, 'ip' | 'keyId' | 'userId'>, now: number): BruteForceEntry {
   return { scope, subject, ...identity, failures: 0, windowStartedAt: now, lastFailureAt: now, lockouts: 0, bannedUntil: null };
+}
+
+function secondsUntil(until: number, now: number): number {
+  return Math.max(1, Math.ceil((until - now) / 1000));
 }
 
 function banStatus(scope: 'ip' | 'key', until: number | undefined, now: number): BanStatus | null {

@@ -1,13 +1,14 @@
 /**
  * The client's IP address. `X-Forwarded-For` and `X-Real-IP` are believed only when the peer is a
  * trusted proxy (`SVC_TRUSTED_PROXIES`); otherwise anyone could pick the address their failures are
- * counted against. Fastify's `trustProxy` handles `X-Forwarded-For` (walking the chain from the
- * nearest hop while each hop is trusted); `X-Real-IP` is used when a trusted peer sent no
- * `X-Forwarded-For`.
+ * counted against. The `X-Forwarded-For` chain is walked from the nearest hop while each hop is
+ * trusted; every hop is canonicalised ({@link canonicalIp}), and a hop that is no IP address ends the
+ * walk at the last address that was one (text is never counted or stored as a client). `X-Real-IP`
+ * is used when a trusted peer sent no `X-Forwarded-For`.
  */
-import { isIP } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyRequest } from 'fastify';
+import { canonicalIp } from './ip-address.js';
 
 /** Decides whether an address (with its hop index) belongs to a trusted proxy. */
 export type TrustFunction = (address: string, hop: number) => boolean;
@@ -18,21 +19,29 @@ export function trustedProxyFunction(trustedProxies: readonly string[]): TrustFu
   return proxyAddr.compile([...trustedProxies]);
 }
 
-/** The client IP of `request` (Fastify's `trustProxy` must be set to the same trust function). */
+/** The client IP of `request`. */
 export function clientIp(request: FastifyRequest, trust: TrustFunction): string {
-  const peer = request.socket.remoteAddress ?? '';
-  if (request.headers['x-forwarded-for'] === undefined) {
-    const realIp = request.headers['x-real-ip'];
-    if (typeof realIp === 'string' && peer !== '' && trust(peer, 0)) {
-      const candidate = realIp.trim();
-      if (isIP(candidate) !== 0) return normalizeIp(candidate);
-    }
-    return normalizeIp(peer);
+  const rawPeer = request.socket.remoteAddress ?? '';
+  const peer = canonicalIp(rawPeer) ?? rawPeer;
+  const forwarded = headerText(request.headers['x-forwarded-for']);
+  if (forwarded === null) {
+    const realIp = headerText(request.headers['x-real-ip']);
+    if (realIp !== null && peer !== '' && trust(peer, 0)) return canonicalIp(realIp) ?? peer;
+    return peer;
   }
-  return normalizeIp(request.ip);
+  const hops = forwarded.split(',').reverse();
+  let client = peer;
+  for (let hop = 0; hop < hops.length; hop += 1) {
+    if (!trust(client, hop)) return client;
+    const next = canonicalIp(hops[hop] as string);
+    if (next === null) return client;
+    client = next;
+  }
+  return client;
 }
 
-/** `::ffff:1.2.3.4` is the IPv4 address 1.2.3.4. */
-function normalizeIp(address: string): string {
-  return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+/** A header's text (several copies joined as the HTTP rules say), or null when absent. */
+function headerText(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(',') : value;
 }

@@ -8,8 +8,11 @@ import type { ModelRecord } from '../storage/models-repository.js';
 
 type Schemas = components['schemas'];
 
-/** The `Model` shape. */
-export function presentModel(model: ModelRecord): Schemas['Model'] {
+/**
+ * The `Model` shape. `upstream` (where svc sends the model's requests) is shown only when
+ * `showUpstream` (to those who may set it), and never with user-info in its URL.
+ */
+export function presentModel(model: ModelRecord, showUpstream: boolean): Schemas['Model'] {
   return {
     id: model.uid,
     object: 'model',
@@ -26,8 +29,23 @@ export function presentModel(model: ModelRecord): Schemas['Model'] {
     quantization: null,
     dimensions: model.dimensions,
     upstream:
-      model.upstream === null ? null : { base_url: model.upstream.baseUrl, model: model.upstream.model, has_api_key: model.upstream.keyCiphertext !== null },
+      model.upstream === null || !showUpstream
+        ? null
+        : { base_url: withoutUserInfo(model.upstream.baseUrl), model: model.upstream.model, has_api_key: model.upstream.keyCiphertext !== null },
   };
+}
+
+/** `url` without its user-info (a model stored before user-info was refused may carry one). */
+export function withoutUserInfo(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.username === '' && parsed.password === '') return url;
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href.replace(/\/+$/, '');
+  } catch {
+    return url.replace(/\/\/[^/@]*@/, '//');
+  }
 }
 
 /** The `ModelRegistration` shape. */

@@ -13,6 +13,8 @@ import type { ModelFamilyRecord } from '../storage/model-families-repository.js'
 import type { ModelAbility, ModelEngine, ModelRecord, ModelType, StoredUpstream } from '../storage/models-repository.js';
 import type { Storage } from '../storage/storage.js';
 import { builtinFamilies, findBuiltinFamily } from './builtin-families.js';
+import type { UpstreamPolicy } from './upstream-policy.js';
+import { holds } from '../auth/permissions.js';
 import { assertMayUseModel, mayUseModel, mayUseUidOfAnyType, modelAccessDenied } from './model-access.js';
 
 type ModelLaunch = components['schemas']['ModelLaunch'];
@@ -44,7 +46,10 @@ export class ModelService {
   readonly #encryption: KeyEncryption;
   readonly #redactor: LogRedactor;
 
-  constructor(storage: Storage, encryption: KeyEncryption, redactor: LogRedactor) {
+  readonly #upstreamPolicy: UpstreamPolicy;
+
+  constructor(storage: Storage, encryption: KeyEncryption, redactor: LogRedactor, upstreamPolicy: UpstreamPolicy) {
+    this.#upstreamPolicy = upstreamPolicy;
     this.#storage = storage;
     this.#encryption = encryption;
     this.#redactor = redactor;
@@ -93,6 +98,9 @@ export class ModelService {
       }
     } else if (request.upstream_base_url === undefined) {
       throw new ApiError('invalid_request', 'model_engine "upstream" needs upstream_base_url (the OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1)', { param: 'upstream_base_url' });
+    } else if (!holds(principal.permissions, 'admin')) {
+      // An upstream URL makes svc send requests where it points: only administrators choose it.
+      throw new ApiError('permission_denied', 'Launching a model on an upstream server (upstream_base_url) needs admin', { param: 'upstream_base_url' });
     }
     const model: ModelRecord = {
       uid: request.model_uid ?? request.model_name,
@@ -106,6 +114,8 @@ export class ModelService {
       launchedBy: principal.user?.id ?? null,
       createdAt: Date.now(),
     };
+    // Checked before anything is stored: the upstream policy refuses some addresses and URL shapes.
+    const upstreamBaseUrl = engine === 'upstream' && request.upstream_base_url !== undefined ? this.#upstreamPolicy.checkBaseUrl(request.upstream_base_url) : null;
     this.#storage.transaction(() => {
       if (model.uid === RESERVED_UID || this.#storage.models.findByUid(model.uid, { fresh: true }) !== null) {
         if (request.model_uid != null) {
@@ -116,7 +126,7 @@ export class ModelService {
           throw new ApiError('model_uid_taken', `A model with uid ${request.model_name} is already running, and this key may not use another uid`, { param: 'model_uid' });
         }
       }
-      if (engine === 'upstream' && request.upstream_base_url !== undefined) model.upstream = this.#upstreamOf(model.uid, request.upstream_base_url, request);
+      if (upstreamBaseUrl !== null) model.upstream = this.#upstreamOf(model.uid, upstreamBaseUrl, request);
       this.#storage.models.insert(model);
     });
     return { model, warning };
@@ -130,12 +140,12 @@ export class ModelService {
     }
   }
 
-  /** The stored upstream of a model launched with engine `upstream` (its API key encrypted). */
+  /** The stored upstream of a model launched with engine `upstream` (its API key encrypted); `baseUrl` passed the upstream policy. */
   #upstreamOf(uid: string, baseUrl: string, request: ModelLaunch): StoredUpstream {
     const apiKey = request.upstream_api_key;
     if (apiKey !== undefined) this.#redactor.addSecret(apiKey);
     return {
-      baseUrl: baseUrl.replace(/\/+$/, ''),
+      baseUrl,
       model: request.upstream_model ?? request.model_name,
       keyCiphertext: apiKey === undefined ? null : this.#encryption.encrypt(apiKey, upstreamKeyRowId(uid)),
       keyEncryptionId: apiKey === undefined ? null : this.#encryption.keyId,

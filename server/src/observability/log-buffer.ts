@@ -25,6 +25,8 @@ const secretPatterns: readonly [RegExp, string][] = [
   [/\bsk-[A-Za-z0-9]{13,}\b/g, `sk-${REDACTED}`],
   [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, REDACTED],
   [/svc_rt_[A-Za-z0-9_-]+/g, `svc_rt_${REDACTED}`],
+  // The user-info of a URL (`http://user:password@host`) is a credential.
+  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s\/?#@"']+@/gi, `$1${REDACTED}@`],
   [/\b(Bearer|Basic)\s+[^\s"',]+/gi, `$1 ${REDACTED}`],
   [/("?(?:password|new_password|current_password|secret|token|access_token|refresh_token|api_key|upstream_api_key|authorization|key)"?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|[^\s,}]+)/gi, `$1"${REDACTED}"`],
 ];

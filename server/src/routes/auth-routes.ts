@@ -79,11 +79,18 @@ export function authHandlers(
         },
       };
     },
-    changeOwnPassword: async ({ body, principal }) => {
+    changeOwnPassword: async ({ body, principal, request }) => {
       if (principal.user === null) {
         throw new ApiError('invalid_request', 'Authentication is switched off: there is no account to change');
       }
-      return { status: 200, body: await services.sessions.changeOwnPassword(principal.user, body.current_password, body.new_password) };
+      if (principal.apiKey !== null) {
+        // A key is delegated power over the account's resources, not over the account itself.
+        throw new ApiError('permission_denied', 'An API key cannot change its owner\'s password: sign in with the password to change it');
+      }
+      return {
+        status: 200,
+        body: await services.sessions.changeOwnPassword(principal.user, body.current_password, body.new_password, loginAttempt(request)),
+      };
     },
   };
 }

@@ -52,9 +52,14 @@ describe('model routes: launch, list, get, stop', () => {
     assertError(await ctx.server.request('DELETE', '/v1/models/short-lived', { token: operator.accessToken }), 404, 'model_not_found');
   });
 
-  it('launches an upstream model, storing its key encrypted and never returning it', async () => {
-    const launched = await ctx.server.request('POST', '/v1/models', {
+  it('launches an upstream model (admin only), storing its key encrypted and never returning it', async () => {
+    const byOperator = await ctx.server.request('POST', '/v1/models', {
       token: operator.accessToken,
+      body: { model_uid: 'remote', model_name: 'llama3', upstream_base_url: 'http://127.0.0.1:9/v1/' },
+    });
+    assertError(byOperator, 403, 'permission_denied');
+    const launched = await ctx.server.request('POST', '/v1/models', {
+      token: ctx.admin.accessToken,
       body: { model_uid: 'remote', model_name: 'llama3', upstream_base_url: 'http://127.0.0.1:9/v1/', upstream_api_key: 'upstream-secret-4711', upstream_model: 'llama3:8b' },
     });
     assert.equal(launched.status, 200, launched.text);
@@ -63,6 +68,7 @@ describe('model routes: launch, list, get, stop', () => {
     assert.ok(!launched.text.includes('upstream-secret-4711'));
     const listed = await ctx.server.request('GET', '/v1/models', { token: operator.accessToken });
     assert.ok(!listed.text.includes('upstream-secret-4711'));
+    assert.equal(listed.body.data.find((model: { id: string }) => model.id === 'remote').upstream, null, 'upstream details only for admins');
   });
 });
 

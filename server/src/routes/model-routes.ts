@@ -3,6 +3,8 @@
  * register and unregister (`models:list`, `models:register`). Per-key model restrictions apply.
  * The write routes answer 200 with a JSON body, as the reference clients require.
  */
+import { holds } from '../auth/permissions.js';
+import type { Principal } from '../auth/principal.js';
 import type { Handlers } from '../contract/handlers.js';
 import type { components } from '../generated/openapi.js';
 import { findBuiltinFamily } from '../models/builtin-families.js';
@@ -11,6 +13,9 @@ import type { Services } from '../services/services.js';
 import { noteFamily, noteModel } from './model-audit.js';
 
 type ModelFamilyDefinition = components['schemas']['ModelFamilyDefinition'];
+
+/** Upstream details (where svc sends requests) are shown only to those who may set them: administrators. */
+const mayChangeUpstream = (principal: Principal): boolean => holds(principal.permissions, 'admin');
 
 export function modelHandlers(
   services: Services,
@@ -30,10 +35,13 @@ export function modelHandlers(
   const { models } = services;
   const repository = services.storage.models;
   return {
-    listModels: ({ principal }) => ({ status: 200, body: { object: 'list', data: models.list(principal).map(presentModel) } }),
+    listModels: ({ principal }) => ({
+      status: 200,
+      body: { object: 'list', data: models.list(principal).map((model) => presentModel(model, mayChangeUpstream(principal))) },
+    }),
     getModel: ({ params, principal, request }) => {
       noteModel(request, repository, params.model_uid);
-      return { status: 200, body: presentModel(models.get(principal, params.model_uid)) };
+      return { status: 200, body: presentModel(models.get(principal, params.model_uid), mayChangeUpstream(principal)) };
     },
     // The reference CLI polls these after a launch; svc's launches are done when answered.
     listModelInstances: ({ query, principal }) => ({
@@ -55,13 +63,13 @@ export function modelHandlers(
       request.audit.target = model.uid;
       const where = model.upstream === null ? '' : ` → ${model.upstream.baseUrl} (${model.upstream.model})`;
       request.log.info(`model ${model.uid} launched: ${model.modelType} ${model.modelName}, engine ${model.engine}${where}`);
-      return { status: 200, body: presentModel(model), ...(warning === null ? {} : { headers: { warning } }) };
+      return { status: 200, body: presentModel(model, mayChangeUpstream(principal)), ...(warning === null ? {} : { headers: { warning } }) };
     },
     stopModel: ({ params, principal, request }) => {
       noteModel(request, repository, params.model_uid);
       const model = models.stop(principal, params.model_uid);
       request.log.info(`model ${model.uid} stopped`);
-      return { status: 200, body: presentModel(model) };
+      return { status: 200, body: presentModel(model, mayChangeUpstream(principal)) };
     },
     listModelRegistrations: ({ params, principal }) => ({
       status: 200,

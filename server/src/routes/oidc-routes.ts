@@ -18,7 +18,7 @@ async function counted<T>(services: Services, request: FastifyRequest, work: () 
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ApiError && countedFailures.has(error.code)) services.bruteForce.recordLoginFailure(request.audit.clientIp, null);
+    if (error instanceof ApiError && countedFailures.has(error.code)) services.bruteForce.recordAddressFailure(request.audit.clientIp);
     throw error;
   }
 }

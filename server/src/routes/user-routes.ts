@@ -32,9 +32,13 @@ export function userHandlers(
       users.delete(principal, params.user_id);
       return { status: 204, body: undefined };
     },
-    setUserPassword: async ({ body, params, principal }) => {
-      const input: Parameters<typeof users.setPassword>[2] = { newPassword: body.new_password };
-      if (body.current_password !== undefined) input.currentPassword = body.current_password;
+    setUserPassword: async ({ body, params, principal, request }) => {
+      const input: Parameters<typeof users.setPassword>[2] = {
+        newPassword: body.new_password,
+        // One's own password: the current one is checked and counted like a login.
+        verifyCurrentPassword: (target) =>
+          services.sessions.verifyCurrentPassword(target, body.current_password, { clientIp: request.audit.clientIp, audit: request.audit }),
+      };
       if (body.must_change_password !== undefined) input.mustChangePassword = body.must_change_password;
       await users.setPassword(principal, params.user_id, input);
       return { status: 204, body: undefined };

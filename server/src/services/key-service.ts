@@ -7,12 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import { apiKeyDigest, apiKeyDisplayPrefix, generateApiKey } from '../crypto/api-key-format.js';
 import type { KeyEncryption } from '../crypto/key-encryption.js';
-import { holds, normalizePermissions, type Permission, type PermissionInput } from '../auth/permissions.js';
+import { holds, narrowPermissions, normalizePermissions, type Permission, type PermissionInput } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import type { ApiKeyChanges, ApiKeyRecord, KeyRateLimit, ModelPermission } from '../storage/api-keys-repository.js';
 import { parseKeyExpiry } from './key-expiry.js';
 import type { Storage } from '../storage/storage.js';
 import { assertMayGrant, assertOutranks } from './access-rules.js';
+import { assertKeyWithinCaller, boundedModelPermissions, defaultKeyPermissions } from './key-bounds.js';
 import type { Changed } from './user-service.js';
 
 /** What a caller asks for when creating a key. */
@@ -87,7 +88,7 @@ export class KeyService {
       name: request.name ?? keyPrefix,
       description: request.description ?? null,
       expiresAt: futureTime(request.expiresAt ?? null, now),
-      modelPermissions: request.modelPermissions === undefined || request.modelPermissions.length === 0 ? everyModel : request.modelPermissions,
+      modelPermissions: boundedModelPermissions(caller, request.modelPermissions, everyModel),
       permissions,
       rateLimit: {
         maxFailures: ownThreshold(request.rateLimit?.maxFailures),
@@ -130,7 +131,8 @@ export class KeyService {
       if (!holds(caller.permissions, 'keys:manage')) {
         throw new ApiError('permission_denied', 'Changing a key\'s model restrictions needs keys:manage', { param: 'model_permissions' });
       }
-      changes.modelPermissions = request.modelPermissions;
+      // An empty list allows nothing: always within bounds.
+      changes.modelPermissions = request.modelPermissions.length === 0 ? [] : boundedModelPermissions(caller, request.modelPermissions, request.modelPermissions);
     }
     let usedLegacyNames = false;
     if (request.permissions !== undefined) {
@@ -145,7 +147,10 @@ export class KeyService {
   /** Deletes a key; it fails on its next request. */
   delete(caller: Principal, id: string): void {
     const key = this.#changeable(caller, id);
-    this.#storage.apiKeys.delete(key.id);
+    this.#storage.transaction(() => {
+      this.#storage.apiKeys.keepTombstones({ keyId: key.id }, Date.now());
+      this.#storage.apiKeys.delete(key.id);
+    });
   }
 
   /** The plaintext of a key, when it was encrypted with the encryption key in use. */
@@ -163,7 +168,7 @@ export class KeyService {
   }
 
   #keyPermissions(caller: Principal, input: readonly PermissionInput[] | null | undefined): { permissions: Permission[] | null; usedLegacyNames: boolean } {
-    if (input === undefined || input === null) return { permissions: null, usedLegacyNames: false };
+    if (input === undefined || input === null) return { permissions: defaultKeyPermissions(caller), usedLegacyNames: false };
     const normalized = normalizePermissions(input);
     assertMayGrant(caller.permissions, normalized.permissions);
     return normalized;
@@ -179,10 +184,10 @@ export class KeyService {
 
   #changeable(caller: Principal, id: string): ApiKeyRecord {
     const key = this.#visible(caller, id);
-    if (key.userId !== caller.user?.id) {
-      const owner = this.#storage.users.findById(key.userId);
-      assertOutranks(caller.permissions, owner?.permissions ?? [], 'The key\'s owner');
-    }
+    const owner = this.#storage.users.findById(key.userId);
+    if (key.userId !== caller.user?.id) assertOutranks(caller.permissions, owner?.permissions ?? [], 'The key\'s owner');
+    // A key cannot widen itself or a sibling: it changes or reveals only keys within its own bounds.
+    assertKeyWithinCaller(caller, narrowPermissions(new Set(owner?.permissions ?? []), key.permissions), key.modelPermissions);
     return key;
   }
 

@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AuditContext } from '../audit/request-audit.js';
-import type { BruteForceService } from '../brute-force/brute-force-service.js';
+import type { BruteForceService, LoginRefusal, LoginTicket } from '../brute-force/brute-force-service.js';
+import type { UsernameMarker } from '../crypto/username-marker.js';
 import type { ServerConfig } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { AccessTokens } from '../crypto/access-tokens.js';
@@ -24,6 +25,18 @@ export interface LoginAttempt {
   audit?: AuditContext;
 }
 
+/** How many times a rotated refresh token may be exchanged again inside the grace window. */
+export const GRACE_EXCHANGES = 1;
+
+/** The 429 of a login refused before its password was checked. */
+function refusedLogin(refusal: LoginRefusal): ApiError {
+  const headers = { 'retry-after': String(refusal.retryAfterSeconds) };
+  if (refusal.reason === 'ip') {
+    return new ApiError('ip_banned', `Too many failed attempts from this address; try again in ${refusal.retryAfterSeconds} seconds`, { headers });
+  }
+  return new ApiError('login_throttled', 'Too many login attempts in progress or failed from this address; try again shortly', { headers });
+}
+
 const invalidCredentials = () => new ApiError('invalid_credentials', 'Incorrect username or password');
 const invalidRefreshToken = () => new ApiError('invalid_refresh_token', 'Invalid or expired refresh token; log in again');
 
@@ -33,54 +46,76 @@ export class SessionService {
   readonly #tokens: AccessTokens;
   readonly #config: ServerConfig;
   readonly #bruteForce: BruteForceService;
+  readonly #usernameMarker: UsernameMarker;
 
-  constructor(storage: Storage, tokens: AccessTokens, config: ServerConfig, bruteForce: BruteForceService) {
+  constructor(storage: Storage, tokens: AccessTokens, config: ServerConfig, bruteForce: BruteForceService, usernameMarker: UsernameMarker) {
     this.#storage = storage;
     this.#tokens = tokens;
     this.#config = config;
     this.#bruteForce = bruteForce;
+    this.#usernameMarker = usernameMarker;
   }
 
   /**
    * Checks a username and password and starts a session. Unknown users, wrong passwords, disabled
-   * and locked accounts fail alike (same status and message), after the same hashing work and the
-   * same one counter write. Failures count against the client IP and, for an existing unlocked
-   * account, against the account; a success resets the account's count.
+   * and locked accounts fail alike (same status and message), after the same hashing work. The
+   * attempt reserves its place in the failure counters of the address and the account before the
+   * hash (refused with 429 when the address is banned or has as many attempts failed and in flight
+   * as its limit allows), and the bans are checked again after it; a failure then counts, a success
+   * resets the account's count.
    */
   async login(username: string, password: string, attempt: LoginAttempt): Promise<TokenPair> {
     const user = this.#storage.users.findByUsername(username);
-    const lockedUntil = user === null ? null : this.#bruteForce.accountLockedUntil(user.id);
-    const passwordMatches = await verifyPassword(user?.passwordHash ?? null, password);
     if (attempt.audit !== undefined) {
-      attempt.audit.username = user?.username ?? username;
+      // A name that matches no account may be a password typed in the wrong field: never stored as text.
+      attempt.audit.username = user?.username ?? this.#usernameMarker.of(username);
       attempt.audit.userId = user?.id ?? null;
     }
+    const ticket = this.#bruteForce.reserveLogin(attempt.clientIp, user?.id ?? null);
+    if ('reason' in ticket) {
+      if (attempt.audit !== undefined) attempt.audit.reason = ticket.reason === 'ip' ? 'ip_banned' : 'login_throttled';
+      throw refusedLogin(ticket);
+    }
+    const passwordMatches = await this.#verifyReserved(ticket, user?.passwordHash ?? null, password);
+    const current = user === null ? null : this.#storage.users.findById(user.id);
     // A single sign-on account has no password: refused like an unknown user, whatever was sent.
     const reason =
-      user === null
+      user === null || current === null
         ? 'unknown_user'
-        : user.source === 'oidc'
+        : current.source === 'oidc'
           ? 'single_sign_on_account'
-          : lockedUntil !== null
+          : ticket.accountLocked || this.#bruteForce.accountLockedUntil(current.id) !== null
             ? 'account_locked'
             : !passwordMatches
               ? 'wrong_password'
-              : !user.enabled
+              : !current.enabled
                 ? 'account_disabled'
                 : null;
-    if (reason !== null) {
-      if (attempt.audit !== undefined) attempt.audit.reason = reason;
-      this.#bruteForce.recordLoginFailure(attempt.clientIp, reason === 'wrong_password' ? (user?.id ?? null) : null);
+    // Checked again after the hash: a ban another request set meanwhile also stops this attempt.
+    const banned = this.#bruteForce.ipBan(attempt.clientIp);
+    if (reason !== null || banned !== null || current === null) {
+      if (attempt.audit !== undefined) attempt.audit.reason = reason ?? 'ip_banned';
+      this.#bruteForce.settleLogin(ticket, false);
+      if (reason === null && banned !== null) throw refusedLogin({ reason: 'ip', retryAfterSeconds: banned.retryAfterSeconds });
       throw invalidCredentials();
     }
-    if (user === null) throw invalidCredentials();
-    this.#bruteForce.recordLoginSuccess(user.id);
+    this.#bruteForce.settleLogin(ticket, true);
     const now = Date.now();
     const refresh = this.#storage.transaction(() => {
       this.#storage.sessions.pruneExpired(now);
-      return this.#startSession(user.id, now);
+      return this.#startSession(current.id, now);
     });
-    return this.#pair(user, refresh.token, refresh.expiresAt, now);
+    return this.#pair(current, refresh.token, refresh.expiresAt, now);
+  }
+
+  /** Verifies a password under a reservation; the reservation is released if hashing fails. */
+  async #verifyReserved(ticket: LoginTicket, passwordHash: string | null, password: string): Promise<boolean> {
+    try {
+      return await verifyPassword(passwordHash, password);
+    } catch (error) {
+      this.#bruteForce.settleLogin(ticket, false);
+      throw error;
+    }
   }
 
   /**
@@ -106,9 +141,14 @@ export class SessionService {
     const outcome = this.#storage.transaction(() => {
       const record = this.#storage.sessions.findToken(digest);
       if (record === null || record.expiresAt <= now || record.familyExpiresAt <= now) return null;
-      if (record.rotatedAt !== null && now - record.rotatedAt >= this.#config.refreshReuseGraceSeconds * 1000) {
-        this.#storage.sessions.deleteFamily(record.familyId);
-        return 'reused' as const;
+      if (record.rotatedAt !== null) {
+        // Inside the grace window a rotated token may be exchanged once more (two tabs refreshing
+        // together), never again: each exchange would fork a branch that reuse detection never sees.
+        const withinGrace = now - record.rotatedAt < this.#config.refreshReuseGraceSeconds * 1000;
+        if (!withinGrace || !this.#storage.sessions.countGraceExchange(digest, GRACE_EXCHANGES)) {
+          this.#storage.sessions.deleteFamily(record.familyId);
+          return 'reused' as const;
+        }
       }
       const user = this.#storage.users.findById(record.userId);
       if (user === null || !user.enabled) {
@@ -133,12 +173,12 @@ export class SessionService {
 
   /**
    * Changes the caller's own password after checking the current one, ends every session of the
-   * account and starts a fresh one for the caller.
+   * account and starts a fresh one for the caller. The current password is a guess like a login:
+   * it reserves its place in the counters of the address and the account first, and a wrong one
+   * counts exactly like a failed login (a locked account answers as a wrong password).
    */
-  async changeOwnPassword(user: UserRecord, currentPassword: string, newPassword: string): Promise<TokenPair> {
-    if (!(await verifyPassword(user.passwordHash, currentPassword))) {
-      throw new ApiError('current_password_incorrect', 'Current password is incorrect', { param: 'current_password' });
-    }
+  async changeOwnPassword(user: UserRecord, currentPassword: string, newPassword: string, attempt: LoginAttempt): Promise<TokenPair> {
+    await this.verifyCurrentPassword(user, currentPassword, attempt);
     assertPasswordAcceptable(newPassword, this.#config.passwordMinLength, user.username, 'new_password');
     const passwordHash = await hashPassword(newPassword);
     const now = Date.now();
@@ -150,6 +190,24 @@ export class SessionService {
       return { updated: current, refresh: this.#startSession(user.id, now) };
     });
     return this.#pair(updated, refresh.token, refresh.expiresAt, now);
+  }
+
+  /**
+   * Checks the current password of `user` exactly as a login checks a password: reserved against
+   * the address and the account before the hash, a wrong one counted as a failed login.
+   *
+   * @throws {ApiError} 403 `current_password_incorrect` (also for a locked account), 429 when the address is banned or throttled.
+   */
+  async verifyCurrentPassword(user: UserRecord, currentPassword: string | undefined, attempt: LoginAttempt): Promise<void> {
+    const ticket = this.#bruteForce.reserveLogin(attempt.clientIp, user.id);
+    if ('reason' in ticket) throw refusedLogin(ticket);
+    const matches = (await this.#verifyReserved(ticket, user.passwordHash, currentPassword ?? '')) && currentPassword !== undefined && !ticket.accountLocked;
+    if (!matches || this.#bruteForce.accountLockedUntil(user.id) !== null) {
+      if (attempt.audit !== undefined) attempt.audit.reason = ticket.accountLocked ? 'account_locked' : 'wrong_password';
+      this.#bruteForce.settleLogin(ticket, false);
+      throw new ApiError('current_password_incorrect', 'Current password is incorrect', { param: 'current_password' });
+    }
+    this.#bruteForce.settleLogin(ticket, true);
   }
 
   /** Starts a session (family) for `userId` with its first refresh token; call inside a transaction. */

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerConfig } from '../config.js';
 import { ApiError } from '../errors.js';
-import { hashPassword, verifyPassword } from '../crypto/passwords.js';
+import { hashPassword } from '../crypto/passwords.js';
 import { assertPasswordAcceptable } from '../crypto/password-policy.js';
 import { normalizePermissions, type Permission, type PermissionInput } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
@@ -130,6 +130,7 @@ export class UserService {
     this.#storage.transaction(() => {
       const current = this.#mustFind(id);
       if (current.enabled && current.permissions.includes('admin')) this.#assertNotLastAdmin();
+      this.#storage.apiKeys.keepTombstones({ userId: id }, Date.now());
       this.#storage.users.delete(id);
     });
   }
@@ -138,12 +139,17 @@ export class UserService {
    * Sets a user's password and ends their sessions. For one's own account the current password is
    * needed as well.
    */
-  async setPassword(caller: Principal, id: string, input: { newPassword: string; currentPassword?: string; mustChangePassword?: boolean }): Promise<void> {
+  async setPassword(
+    caller: Principal,
+    id: string,
+    input: { newPassword: string; mustChangePassword?: boolean; verifyCurrentPassword: (target: UserRecord) => Promise<void> },
+  ): Promise<void> {
     const target = this.#mustFind(id);
     if (caller.user?.id === target.id) {
-      if (input.currentPassword === undefined || !(await verifyPassword(target.passwordHash, input.currentPassword))) {
-        throw new ApiError('current_password_incorrect', 'Changing your own password needs your current password', { param: 'current_password' });
+      if (caller.apiKey !== null) {
+        throw new ApiError('permission_denied', 'An API key cannot change its owner\'s password: sign in with the password to change it');
       }
+      await input.verifyCurrentPassword(target);
     } else {
       assertOutranks(caller.permissions, target.permissions, 'This user');
     }

@@ -203,6 +203,27 @@ export class ApiKeysRepository {
     this.#tracker.markChanged();
   }
 
+  /**
+   * Keeps the lookup digests of the key `keyId`, or of every key of the user `userId`, as
+   * tombstones: call before deleting them, in the same transaction. A deleted key presented later
+   * is then known as one the server issued and revoked, not a guess. Tombstones are never pruned:
+   * a row is a 32-byte digest, and a stale client may keep sending a key for years.
+   */
+  keepTombstones(owner: { keyId: string } | { userId: string }, now: number): void {
+    const [column, value] = 'keyId' in owner ? ['id', owner.keyId] : ['user_id', owner.userId];
+    this.#db
+      .prepare(
+        `INSERT INTO revoked_api_keys (key_hash, key_id, revoked_at) SELECT key_hash, id, ? FROM api_keys WHERE ${column} = ?
+         ON CONFLICT (key_hash) DO NOTHING`,
+      )
+      .run(now, value);
+  }
+
+  /** True when `digest` is the lookup digest of a key that was deleted. */
+  isRevoked(digest: Buffer): boolean {
+    return this.#db.prepare<[Buffer], { one: number }>('SELECT 1 AS one FROM revoked_api_keys WHERE key_hash = ?').get(digest) !== undefined;
+  }
+
   delete(id: string): void {
     this.#db.prepare('DELETE FROM api_keys WHERE id = ?').run(id);
     this.#tracker.markChanged();

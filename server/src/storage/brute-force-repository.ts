@@ -121,6 +121,17 @@ export class BruteForceRepository {
     return banned;
   }
 
+  /**
+   * Deletes the (IP, credential) counters and bans of one client IP; answers the active bans
+   * deleted. Marks the tracker when one was active.
+   */
+  deleteKeyEntriesOfIp(ip: string, now: number): ActiveBan[] {
+    const banned = this.activeBans('key', now).filter((ban) => ban.ip === ip);
+    this.#db.prepare("DELETE FROM brute_force_entries WHERE scope = 'key' AND ip = ?").run(ip);
+    if (banned.length > 0) this.#tracker.markChanged();
+    return banned;
+  }
+
   /** Active bans of `scope` (every scope when omitted), soonest to expire last. */
   activeBans(scope: BruteForceScope | null, now: number): ActiveBan[] {
     const rows = this.#db
@@ -139,6 +150,33 @@ export class BruteForceRepository {
       lockouts: row.lockouts,
       bannedUntil: row.banned_until as number,
     }));
+  }
+
+  /**
+   * The attempts of (`scope`, `subject`) reserved and not yet settled; a count whose last
+   * reservation is older than `staleBefore` was left by a crashed process and reads as 0.
+   */
+  inFlight(scope: BruteForceScope, subject: string, staleBefore: number): number {
+    const row = this.#db
+      .prepare<[string, string], { in_flight: number; in_flight_since: number | null }>('SELECT in_flight, in_flight_since FROM brute_force_entries WHERE scope = ? AND subject = ?')
+      .get(scope, subject);
+    if (row === undefined || row.in_flight_since === null || row.in_flight_since < staleBefore) return 0;
+    return row.in_flight;
+  }
+
+  /**
+   * Sets the attempts in flight of (`scope`, `subject`), creating its counter row (with no failure)
+   * when there is none. `reservedAt` is the time of the newest reservation (kept when null).
+   */
+  setInFlight(entry: Pick<BruteForceEntry, 'scope' | 'subject' | 'ip' | 'keyId' | 'userId'>, inFlight: number, reservedAt: number | null, now: number): void {
+    this.#db
+      .prepare(
+        `INSERT INTO brute_force_entries (scope, subject, ip, key_id, user_id, failures, window_started_at, last_failure_at, lockouts, banned_until, in_flight, in_flight_since)
+         VALUES (@scope, @subject, @ip, @keyId, @userId, 0, @now, @now, 0, NULL, @inFlight, @reservedAt)
+         ON CONFLICT (scope, subject) DO UPDATE SET in_flight = excluded.in_flight,
+           in_flight_since = COALESCE(excluded.in_flight_since, brute_force_entries.in_flight_since)`,
+      )
+      .run({ ...entry, inFlight, reservedAt, now });
   }
 
   /** Forgets counters whose last failure is older than `before` and that hold no active ban. */

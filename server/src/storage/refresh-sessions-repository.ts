@@ -57,6 +57,16 @@ export class RefreshSessionsRepository {
   }
 
   /** Ends one session: every token of the family stops working. */
+  /**
+   * Counts one more exchange of an already rotated token inside the grace window; answers false
+   * (and counts nothing) when it was exchanged `limit` times already.
+   */
+  countGraceExchange(digest: Buffer, limit: number): boolean {
+    return (
+      this.#db.prepare('UPDATE refresh_tokens SET grace_exchanges = grace_exchanges + 1 WHERE token_hash = ? AND grace_exchanges < ?').run(digest, limit).changes === 1
+    );
+  }
+
   deleteFamily(familyId: string): void {
     this.#db.prepare('DELETE FROM refresh_families WHERE id = ?').run(familyId);
   }

@@ -32,7 +32,7 @@ describe('SDK: client.security and client.audit', () => {
   it('a banned caller gets RateLimitError with Retry-After; unbanIp and unbanAllIps lift bans', async () => {
     const attacker = new Client({ baseUrl, maxRetries: 2, headers: { 'x-forwarded-for': '203.0.113.5' } });
     for (let i = 0; i < 2; i += 1) await assert.rejects(attacker.login('ghost', 'not a real passphrase'));
-    const refused = await attacker.health.status().catch((error: unknown) => error);
+    const refused = await attacker.login('ghost', 'not a real passphrase').catch((error: unknown) => error);
     assert.ok(refused instanceof RateLimitError, String(refused));
     assert.equal(refused.code, 'ip_banned');
     assert.ok(Number(refused.headers.get('retry-after')) > 60, 'a long ban is not retried by the SDK');

@@ -167,13 +167,15 @@ describe('security: browser-session logins (the web UI) count like every other l
 });
 
 describe('security: bans per IP and per (IP, key) (R9, R11)', () => {
-  it('R11: failed logins from one IP ban it: 429 ip_banned with Retry-After on every route; other IPs are served', async () => {
+  it('R11: failed logins from one IP ban it: 429 ip_banned with Retry-After for its logins and failing credentials (a live credential passes); other IPs are served', async () => {
     await withTestServer(proxied, async (server) => {
       const admin = await setupAdmin(server);
       await settle(server, admin.accessToken, { ip: { max_failures: 3, ban_seconds: 120 } });
       for (let i = 0; i < 3; i += 1) assertError(await badLogin(server, `guess${i}`, '203.0.113.7'), 401, 'invalid_credentials');
       assertBanned(await badLogin(server, adminCredentials.username, '203.0.113.7', adminCredentials.password), 'ip_banned', 120);
-      assertBanned(await server.request('GET', '/v1/auth/me', { token: admin.accessToken, headers: from('203.0.113.7') }), 'ip_banned', 120);
+      assertBanned(await server.request('GET', '/v1/auth/me', { headers: from('203.0.113.7') }), 'ip_banned', 120);
+      assertBanned(await server.request('GET', '/v1/auth/me', { token: 'not.a.jwt', headers: from('203.0.113.7') }), 'ip_banned', 120);
+      assert.equal((await server.request('GET', '/v1/auth/me', { token: admin.accessToken, headers: from('203.0.113.7') })).status, 200, 'a live credential passes the ban');
       assert.equal((await server.request('GET', '/v1/auth/me', { token: admin.accessToken, headers: from('203.0.113.8') })).status, 200);
       const banned = await server.request('GET', '/v1/admin/security/banned-ips', { token: admin.accessToken });
       assert.deepEqual(banned.body.map((ban: { ip: string }) => ban.ip), ['203.0.113.7']);
@@ -201,11 +203,12 @@ describe('security: bans per IP and per (IP, key) (R9, R11)', () => {
       const lifted = await server.request('POST', '/v1/admin/security/unban-key', { token: admin.accessToken, body: { ip: '203.0.113.20', key_id: banned.body[0].key_id } });
       assert.deepEqual(lifted.body, { unbanned: 1 });
       assertError(await server.request('GET', '/v1/auth/me', { token: guessed, headers: from('203.0.113.20') }), 401, 'invalid_api_key');
-      // A valid key from a banned IP is refused too, and a valid key never counts as a failure.
+      // A valid credential never counts as a failure, and passes a ban on its IP; a guess from there is refused.
       await settle(server, admin.accessToken, { ip: { max_failures: 2 } });
       for (let i = 0; i < 5; i += 1) assert.equal((await server.request('GET', '/v1/auth/me', { token: admin.accessToken, headers: from('203.0.113.30') })).status, 200);
       for (let i = 0; i < 2; i += 1) await server.request('GET', '/v1/auth/me', { token: `${guessed}${i}`, headers: from('203.0.113.30') });
-      assertBanned(await server.request('GET', '/v1/auth/me', { token: admin.accessToken, headers: from('203.0.113.30') }), 'ip_banned', 3600);
+      assertBanned(await server.request('GET', '/v1/auth/me', { token: `${guessed}x`, headers: from('203.0.113.30') }), 'ip_banned', 3600);
+      assert.equal((await server.request('GET', '/v1/auth/me', { token: admin.accessToken, headers: from('203.0.113.30') })).status, 200);
     });
   });
 
@@ -235,8 +238,9 @@ describe('security: bans per IP and per (IP, key) (R9, R11)', () => {
       await badLogin(server, 'x', '203.0.113.90');
       await badLogin(server, 'x', '203.0.113.91');
       // Both failures counted against the real peer, 127.0.0.1, whatever the header claimed.
-      const banned = await server.request('GET', '/v1/admin/security/banned-ips', { headers: from('203.0.113.92'), token: admin.accessToken });
-      assertBanned(banned, 'ip_banned', 3600);
+      assertBanned(await badLogin(server, 'x', '203.0.113.92'), 'ip_banned', 3600);
+      const banned = await server.request('GET', '/v1/admin/security/banned-ips', { token: admin.accessToken });
+      assert.deepEqual(banned.body.map((ban: { ip: string }) => ban.ip), ['127.0.0.1']);
     });
   });
 });

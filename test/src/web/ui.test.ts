@@ -442,7 +442,7 @@ describe('web UI (Chromium against svc-local)', () => {
     // Failed logins against alice from one address: the address is banned and alice is locked.
     const attacker = new Client({ baseUrl: server.baseUrl, maxRetries: 0, headers: { 'x-forwarded-for': ATTACKER_IP } });
     for (let i = 0; i < 3; i += 1) await assert.rejects(attacker.login(ALICE.username, `wrong guess ${i}`));
-    await assert.rejects(attacker.health.status(), RateLimitError, 'the address is banned');
+    await assert.rejects(attacker.login(ALICE.username, ALICE.password), RateLimitError, 'the address is banned from logging in');
     // A guessed API key from another address: that (address, credential) pair is banned.
     const guesser = new Client({ baseUrl: server.baseUrl, maxRetries: 0, apiKey: `sk-svc-${'A'.repeat(49)}`, headers: { 'x-forwarded-for': KEY_GUESSER_IP } });
     for (let i = 0; i < 2; i += 1) await assert.rejects(guesser.auth.me());
@@ -630,7 +630,9 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.getByRole('switch', { name: 'Auto-refresh (10 s)' }).check();
     const attacker = new Client({ baseUrl: server.baseUrl, maxRetries: 0, headers: { 'x-forwarded-for': ATTACKER_IP } });
     await assert.rejects(attacker.login('mallory', 'not a real account'));
-    await records.getByRole('row').filter({ hasText: 'mallory' }).waitFor({ timeout: 30_000 });
+    // An unknown username is recorded as a keyed marker, never as the typed text.
+    await records.getByRole('row').filter({ hasText: 'unknown-user:' }).first().waitFor({ timeout: 30_000 });
+    assert.equal(await records.getByRole('row').filter({ hasText: 'mallory' }).count(), 0);
     await page.getByRole('switch', { name: 'Auto-refresh (10 s)' }).uncheck();
 
     // At phone width the filters stack and the table scrolls sideways.
@@ -899,6 +901,40 @@ describe('web UI (Chromium against svc-local)', () => {
       await keyboard.getByRole('row').filter({ hasText: 'typed-by-keyboard' }).waitFor();
     } finally {
       await other.close();
+    }
+  });
+
+  it('shows a readable page for a 429 (what happened, how long, what an admin can do), never raw JSON, while the live session behind the same address keeps working', async () => {
+    // Another person behind a shared address that typos have banned.
+    const shared = '198.51.100.77';
+    const client = new Client({ baseUrl: server.baseUrl, maxRetries: 0, headers: { 'x-forwarded-for': shared } });
+    const adminClient = new Client({ baseUrl: server.baseUrl, maxRetries: 0 });
+    await adminClient.login(ADMIN.username, ADMIN.password);
+    const before = await adminClient.security.getSettings();
+    await adminClient.security.updateSettings({ ip: { max_failures: 3 } });
+    for (let i = 0; i < 3; i += 1) await assert.rejects(client.login('someone-mistyped', `typo number ${i}`));
+    await assert.rejects(client.login(ADMIN.username, ADMIN.password), RateLimitError);
+    const other = await browser.newContext({ viewport: { width: 1280, height: 800 }, extraHTTPHeaders: { 'x-forwarded-for': shared } });
+    try {
+      const banned = await other.newPage();
+      await banned.goto(`${server.baseUrl}/login`);
+      await banned.getByRole('heading', { name: 'Log in to svc' }).waitFor();
+      await banned.getByRole('textbox', { name: 'Username', exact: true }).fill(ADMIN.username);
+      await banned.getByRole('textbox', { name: 'Password', exact: true }).fill(ADMIN.password);
+      await banned.getByRole('button', { name: 'Log in' }).click();
+      const notice = banned.getByTestId('rate-limited');
+      await notice.getByText('Too many failed attempts').waitFor();
+      const text = await notice.innerText();
+      assert.match(text, /too many failed sign-in attempts from your network address/);
+      assert.match(text, /Try again in (\d+ h )?\d+ min/);
+      assert.match(text, /svc-unban lift --ip/);
+      assert.match(text, /Security page/);
+      assert.ok(!(await banned.content()).includes('"detail"'), 'no raw JSON on the page');
+      await banned.screenshot({ path: join(screenshots, 'rate-limited.png'), fullPage: true });
+    } finally {
+      await other.close();
+      await adminClient.security.unbanIp(shared);
+      await adminClient.security.updateSettings({ ip: before.ip });
     }
   });
 

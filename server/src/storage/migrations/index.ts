@@ -10,6 +10,9 @@ import { initialSchema } from './001-initial-schema.js';
 import { modelsSchema } from './002-models.js';
 import { bruteForceAndAudit } from './003-brute-force-and-audit.js';
 import { cacheEpochs } from './004-cache-epochs.js';
+import { loginReservations } from './010-login-reservations.js';
+import { revokedKeyTombstones } from './011-revoked-key-tombstones.js';
+import { refreshGraceExchanges } from './012-refresh-grace-exchanges.js';
 import { apiKeyRateLimits } from './015-api-key-rate-limits.js';
 import { oidcSchema } from './020-oidc.js';
 
@@ -28,7 +31,17 @@ export interface Migration {
 }
 
 /** Every migration, in ascending order of `version`. */
-export const migrations: readonly Migration[] = [initialSchema, modelsSchema, bruteForceAndAudit, cacheEpochs, apiKeyRateLimits, oidcSchema];
+export const migrations: readonly Migration[] = [
+  initialSchema,
+  modelsSchema,
+  bruteForceAndAudit,
+  cacheEpochs,
+  loginReservations,
+  revokedKeyTombstones,
+  refreshGraceExchanges,
+  apiKeyRateLimits,
+  oidcSchema,
+];
 
 /** The migrations that a database at `currentVersion` still needs, in order. */
 export function pendingMigrations(currentVersion: number, all: readonly Migration[] = migrations): Migration[] {
