@@ -33,16 +33,12 @@ export interface Transport {
   with(overrides: TransportOverrides): (request: Request) => Promise<Response>;
 }
 
+/** Statuses worth another attempt: 408, 429 and every 5xx. */
 const RETRYABLE_STATUSES = [408, 429, ...Array.from({ length: 100 }, (_, index) => 500 + index)];
 /** A server that asks for a longer wait than this gets its answer back instead of a retry. */
 const MAX_RETRY_WAIT_MS = 60_000;
 /** Marks the replay of a call after a refresh, so it is replayed only once. */
 const REPLAYED = 'svcReplayed';
-
-/** True when a response with this status may be retried. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
-}
 
 /** Builds the transport. */
 export function createTransport(options: TransportOptions): Transport {
