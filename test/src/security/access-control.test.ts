@@ -63,9 +63,14 @@ describe('security: deny by default (R29)', () => {
     assert.ok(operationSpecs.length >= 40, `only ${operationSpecs.length} operations`);
     const publicOnes = operationSpecs.filter((s) => s.isPublic).map((s) => s.operationId).sort();
     assert.deepEqual(publicOnes, [
+      // Single sign-on: the browser and CLI steps before there is a session (docs/sso.md).
+      'completeOidcDeviceLogin',
+      'completeOidcLogin',
       'createFirstAdmin',
       'endBrowserSession',
+      'exchangeOidcCliCode',
       'getClusterAuth',
+      'getOidcLoginOptions',
       'getSetupStatus',
       'getStatus',
       'login',
@@ -74,6 +79,9 @@ describe('security: deny by default (R29)', () => {
       'refreshBrowserSession',
       'refreshTokens',
       'startBrowserSession',
+      'startOidcDeviceLogin',
+      'startOidcLogin',
+      'startOidcLogout',
     ]);
   });
 
