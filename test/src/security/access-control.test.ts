@@ -63,10 +63,15 @@ describe('security: deny by default (R29)', () => {
     assert.ok(operationSpecs.length >= 40, `only ${operationSpecs.length} operations`);
     const publicOnes = operationSpecs.filter((s) => s.isPublic).map((s) => s.operationId).sort();
     assert.deepEqual(publicOnes, [
+      // Single sign-on: the browser and CLI steps before there is a session (docs/sso.md).
+      'completeOidcDeviceLogin',
+      'completeOidcLogin',
       'createFirstAdmin',
       'endBrowserSession',
+      'exchangeOidcCliCode',
       'getClusterAuth',
       'getClusterVersion',
+      'getOidcLoginOptions',
       'getSetupStatus',
       'getStatus',
       'getUiConfig',
@@ -76,6 +81,9 @@ describe('security: deny by default (R29)', () => {
       'refreshBrowserSession',
       'refreshTokens',
       'startBrowserSession',
+      'startOidcDeviceLogin',
+      'startOidcLogin',
+      'startOidcLogout',
     ]);
   });
 
