@@ -11,6 +11,7 @@ import { Alert, Badge, Button, Code, Group, Modal, MultiSelect, Autocomplete, Pa
 import { useDebouncedValue } from '@mantine/hooks';
 import type { AuditFilterOptions, AuditFilters, AuditRecord, AuditVerification } from '@svc/sdk';
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { useSearch } from 'wouter';
 import { client } from '../api/client.js';
 import { describeError } from '../api/describe-error.js';
 import { useLoader } from '../api/use-loader.js';
@@ -107,8 +108,17 @@ const reasonsInWords: Record<string, string> = {
   previous_hash_mismatch: 'a record before it was removed or its hash rewritten',
 };
 
+/**
+ * The audit center. A navigation to it with other URL filters (the overview's links, or the
+ * navigation's plain `/audit`) starts it afresh from those filters.
+ */
 export function AuditPage() {
-  const [initial] = useState(() => initialView(window.location.search));
+  const search = useSearch();
+  return <AuditCenter key={search} search={search} />;
+}
+
+function AuditCenter({ search }: { search: string }) {
+  const [initial] = useState(() => initialView(search));
   const [preset, setPreset] = useState<Preset>(initial.preset);
   const [customFrom, setCustomFrom] = useState('');
   const [customTo, setCustomTo] = useState('');
