@@ -5,10 +5,11 @@
  * so it is shared by every process on one `SVC_HOME` and survives restarts.
  *
  * The hot path (a request with a valid credential) only reads an in-process copy of the active IP
- * and key bans, reloaded whenever the change tracker reports a write by any process.
+ * and key bans, reloaded whenever the storage's change feed reports a change of the `bans` domain by
+ * any process ({@link BruteForceService.refreshBans}; synchronous while nothing changed on SQLite).
  */
-import type { Storage } from '../storage/storage.js';
-import type { ActiveBan, BruteForceEntry, BruteForceScope } from '../storage/brute-force-repository.js';
+import type { Clock } from '../runtime/clock.js';
+import type { ActiveBan, BruteForceEntry, BruteForceScope, Epochs, Storage, StorageTx } from '../storage/port/index.js';
 import { mergeSettings, parseStoredSettings, type RateLimitRule, type SecuritySettings, type SecuritySettingsUpdate } from './security-settings.js';
 
 /** A ban, lockout, unban or unlock, as listeners hear of it. */
@@ -38,6 +39,8 @@ export interface BanStatus {
   retryAfterSeconds: number;
 }
 
+export type { ActiveBan, BruteForceScope } from '../storage/port/index.js';
+
 const STALE_PRUNE_INTERVAL_MS = 60_000;
 
 /** The subject an (IP, credential) counter and ban is stored under, and the target audit records name it by. */
@@ -48,14 +51,19 @@ export function keySubject(ip: string, keyId: string): string {
 /** Counts failures, bans, locks and lifts bans. */
 export class BruteForceService {
   readonly #storage: Storage;
+  readonly #clock: Clock;
   readonly #listeners: BruteForceListener[] = [];
-  #cacheEpoch = -1;
+  #cacheEpoch = Number.NaN;
   #ipBans = new Map<string, number>();
   #keyBans = new Map<string, number>();
   #lastPrune = 0;
 
-  constructor(storage: Storage) {
+  constructor(storage: Storage, clock: Clock) {
     this.#storage = storage;
+    this.#clock = clock;
+    storage.changes.onChange((domain) => {
+      if (domain === 'bans') this.#cacheEpoch = Number.NaN;
+    });
   }
 
   /** Registers a listener for bans and unbans. */
@@ -64,54 +72,92 @@ export class BruteForceService {
   }
 
   /** The settings in force (read from the database). */
-  settings(): SecuritySettings {
-    return parseStoredSettings(this.#storage.bruteForce.settingsJson());
+  async settings(): Promise<SecuritySettings> {
+    return parseStoredSettings(await this.#storage.settings.read());
   }
 
   /** Applies a partial update and stores it. @throws {ApiError} 400 (nothing changes) when a value is invalid. */
-  updateSettings(update: SecuritySettingsUpdate): SecuritySettings {
-    return this.#storage.transaction(() => {
-      const merged = mergeSettings(this.settings(), update);
-      this.#storage.bruteForce.saveSettingsJson(JSON.stringify(merged), Date.now());
-      return merged;
-    });
+  updateSettings(update: SecuritySettingsUpdate): Promise<SecuritySettings> {
+    const now = this.#clock.now();
+    return this.#storage.transaction(
+      async (tx) => {
+        const merged = mergeSettings(parseStoredSettings(await tx.settings.read()), update);
+        await tx.settings.write(JSON.stringify(merged), now);
+        return merged;
+      },
+      { locks: ['settings'] },
+    );
   }
 
-  /** Whether `ip` is banned (the hot path: an in-memory lookup). */
-  ipBan(ip: string, now = Date.now()): BanStatus | null {
-    this.#refreshCache();
-    return banStatus('ip', this.#ipBans.get(ip), now);
+  /**
+   * Brings the in-process copy of the active IP and key bans up to date: null when it already was
+   * (decided synchronously, the hot path), else a promise that settles once it is. Never rejects: if
+   * the database cannot be read, the bans known so far stay in force; the request then needs the
+   * database for its own work anyway and fails closed there (R34), while a malformed credential
+   * still gets its 401 without it (R22).
+   */
+  refreshBans(): Promise<void> | null {
+    let epochs: Epochs | Promise<Epochs>;
+    try {
+      epochs = this.#storage.changes.current();
+    } catch {
+      return null;
+    }
+    if (epochs instanceof Promise) return epochs.then((resolved) => this.#reloadIfChanged(resolved) ?? undefined, () => undefined);
+    return this.#reloadIfChanged(epochs);
+  }
+
+  #reloadIfChanged(epochs: Epochs): Promise<void> | null {
+    if (epochs.bans === this.#cacheEpoch) return null;
+    return this.#storage.bruteForce.activeBans(null, this.#clock.now()).then(
+      (bans) => {
+        const ipBans = new Map<string, number>();
+        const keyBans = new Map<string, number>();
+        for (const ban of bans) {
+          if (ban.scope === 'ip' && ban.ip !== null) ipBans.set(ban.ip, ban.bannedUntil);
+          if (ban.scope === 'key' && ban.ip !== null && ban.keyId !== null) keyBans.set(keySubject(ban.ip, ban.keyId), ban.bannedUntil);
+        }
+        this.#cacheEpoch = epochs.bans;
+        this.#ipBans = ipBans;
+        this.#keyBans = keyBans;
+      },
+      () => undefined,
+    );
+  }
+
+  /** Whether `ip` is banned (the hot path: an in-memory lookup; call {@link refreshBans} first). */
+  ipBan(ip: string): BanStatus | null {
+    return banStatus('ip', this.#ipBans.get(ip), this.#clock.now());
   }
 
   /** Whether any (IP, credential) ban is active, so callers compute a credential id only when needed. */
   hasKeyBans(): boolean {
-    this.#refreshCache();
     return this.#keyBans.size > 0;
   }
 
   /** Whether the credential with id `keyId` is banned for `ip`. */
-  keyBan(ip: string, keyId: string, now = Date.now()): BanStatus | null {
-    this.#refreshCache();
-    return banStatus('key', this.#keyBans.get(keySubject(ip, keyId)), now);
+  keyBan(ip: string, keyId: string): BanStatus | null {
+    return banStatus('key', this.#keyBans.get(keySubject(ip, keyId)), this.#clock.now());
   }
 
   /** Counts a failed API key or access token from `ip` (per IP and per IP and credential). */
-  recordCredentialFailure(ip: string, keyId: string): void {
-    const now = Date.now();
-    const settings = this.settings();
-    const events = this.#storage.transaction(() => {
+  async recordCredentialFailure(ip: string, keyId: string): Promise<void> {
+    const now = this.#clock.now();
+    const settings = await this.settings();
+    const events = await this.#storage.transaction(async (tx) => {
       const found: BruteForceEvent[] = [];
-      this.#countWindowed('ip', ip, { ip, keyId: null, userId: null }, settings.ip, now, found);
-      this.#countWindowed('key', keySubject(ip, keyId), { ip, keyId, userId: null }, settings.key, now, found);
-      this.#pruneStale(settings, now);
+      await countWindowed(tx, newEntry('ip', ip, { ip, keyId: null, userId: null }, now), settings.ip, now, found);
+      await countWindowed(tx, newEntry('key', keySubject(ip, keyId), { ip, keyId, userId: null }, now), settings.key, now, found);
+      await this.#pruneStale(tx, settings, now);
       return found;
     });
     this.#emit(events);
   }
 
   /** When the account's lockout ends, or null when it is not locked. */
-  accountLockedUntil(userId: string, now = Date.now()): number | null {
-    const entry = this.#storage.bruteForce.find('account', userId);
+  async accountLockedUntil(userId: string): Promise<number | null> {
+    const now = this.#clock.now();
+    const entry = await this.#storage.bruteForce.find('account', userId);
     return entry?.bannedUntil != null && entry.bannedUntil > now ? entry.bannedUntil : null;
   }
 
@@ -119,34 +165,34 @@ export class BruteForceService {
    * Counts a failed login from `ip`; `userId` is the account tried when it exists and was not locked
    * (attempts against a locked account count for the IP only, so they cannot extend the lockout).
    */
-  recordLoginFailure(ip: string, userId: string | null): void {
-    const now = Date.now();
-    const settings = this.settings();
-    const events = this.#storage.transaction(() => {
+  async recordLoginFailure(ip: string, userId: string | null): Promise<void> {
+    const now = this.#clock.now();
+    const settings = await this.settings();
+    const events = await this.#storage.transaction(async (tx) => {
       const found: BruteForceEvent[] = [];
-      this.#countWindowed('ip', ip, { ip, keyId: null, userId: null }, settings.ip, now, found);
-      if (userId !== null && this.#storage.users.findById(userId) !== null) this.#countAccount(userId, ip, settings.login, now, found);
-      this.#pruneStale(settings, now);
+      await countWindowed(tx, newEntry('ip', ip, { ip, keyId: null, userId: null }, now), settings.ip, now, found);
+      if (userId !== null && (await tx.users.findById(userId)) !== null) await countAccount(tx, userId, ip, settings.login, now, found);
+      await this.#pruneStale(tx, settings, now);
       return found;
     });
     this.#emit(events);
   }
 
   /** A successful login resets the account's failure count. */
-  recordLoginSuccess(userId: string): void {
-    this.#storage.bruteForce.delete('account', userId, Date.now());
+  async recordLoginSuccess(userId: string): Promise<void> {
+    await this.#storage.bruteForce.delete('account', userId, this.#clock.now());
   }
 
   /** Active bans (and lockouts) of `scope`. */
-  activeBans(scope: BruteForceScope): ActiveBan[] {
-    return this.#storage.bruteForce.activeBans(scope, Date.now());
+  activeBans(scope: BruteForceScope): Promise<ActiveBan[]> {
+    return this.#storage.bruteForce.activeBans(scope, this.#clock.now());
   }
 
   /** Lifts one ban; answers how many were lifted (0 or 1). */
-  unban(scope: BruteForceScope, subject: { ip?: string; keyId?: string; userId?: string }): number {
-    const now = Date.now();
+  async unban(scope: BruteForceScope, subject: { ip?: string; keyId?: string; userId?: string }): Promise<number> {
+    const now = this.#clock.now();
     const key = subjectOf(scope, subject);
-    const lifted = this.#storage.transaction(() => this.#storage.bruteForce.delete(scope, key, now));
+    const lifted = await this.#storage.bruteForce.delete(scope, key, now);
     if (lifted) {
       this.#emit([{ action: 'unban', scope, ip: subject.ip ?? null, keyId: subject.keyId ?? null, userId: subject.userId ?? null, bannedUntil: null, cause: 'admin' }]);
     }
@@ -154,90 +200,18 @@ export class BruteForceService {
   }
 
   /** Lifts every ban of `scope`; answers how many. */
-  unbanAll(scope: BruteForceScope): number {
-    const now = Date.now();
-    const lifted = this.#storage.transaction(() => this.#storage.bruteForce.deleteActiveBans(scope, now));
+  async unbanAll(scope: BruteForceScope): Promise<number> {
+    const now = this.#clock.now();
+    const lifted = await this.#storage.bruteForce.deleteActiveBans(scope, now);
     this.#emit(lifted.map((ban) => ({ action: 'unban', scope, ip: ban.ip, keyId: ban.keyId, userId: ban.userId, bannedUntil: null, cause: 'admin' })));
     return lifted.length;
   }
 
-  #countWindowed(
-    scope: 'ip' | 'key',
-    subject: string,
-    identity: Pick<BruteForceEntry, 'ip' | 'keyId' | 'userId'>,
-    rule: RateLimitRule,
-    now: number,
-    events: BruteForceEvent[],
-  ): void {
-    const entry = this.#storage.bruteForce.find(scope, subject) ?? newEntry(scope, subject, identity, now);
-    if (entry.bannedUntil !== null && entry.bannedUntil > now) return;
-    if (now - entry.windowStartedAt > rule.window_seconds * 1000) {
-      entry.failures = 0;
-      entry.windowStartedAt = now;
-    }
-    entry.failures += 1;
-    entry.lastFailureAt = now;
-    const bans = entry.failures >= rule.max_failures;
-    if (bans) {
-      entry.failures = 0;
-      entry.windowStartedAt = now;
-      entry.lockouts += 1;
-      entry.bannedUntil = now + rule.ban_seconds * 1000;
-      events.push({ action: 'ban', scope, ip: entry.ip, keyId: entry.keyId, userId: null, bannedUntil: entry.bannedUntil, cause: 'failures' });
-    }
-    this.#storage.bruteForce.save(entry, bans);
-  }
-
-  #countAccount(userId: string, ip: string, rule: SecuritySettings['login'], now: number, events: BruteForceEvent[]): void {
-    const entry = this.#storage.bruteForce.find('account', userId) ?? newEntry('account', userId, { ip, keyId: null, userId }, now);
-    if (entry.bannedUntil !== null && entry.bannedUntil > now) return;
-    // Keycloak: after `failure_reset_seconds` without a failure the count starts over.
-    if (now - entry.lastFailureAt > rule.failure_reset_seconds * 1000) {
-      entry.failures = 0;
-      entry.lockouts = 0;
-      entry.windowStartedAt = now;
-    }
-    entry.failures += 1;
-    entry.lastFailureAt = now;
-    const locks = entry.failures % rule.failures_before_lockout === 0;
-    if (locks) {
-      entry.lockouts += 1;
-      const waitSeconds = Math.min(rule.wait_increment_seconds * entry.lockouts, rule.max_wait_seconds);
-      entry.bannedUntil = now + waitSeconds * 1000;
-      events.push({ action: 'ban', scope: 'account', ip, keyId: null, userId, bannedUntil: entry.bannedUntil, cause: 'failures' });
-    }
-    this.#storage.bruteForce.save(entry, locks);
-  }
-
-  #pruneStale(settings: SecuritySettings, now: number): void {
+  async #pruneStale(tx: StorageTx, settings: SecuritySettings, now: number): Promise<void> {
     if (now - this.#lastPrune < STALE_PRUNE_INTERVAL_MS) return;
     this.#lastPrune = now;
     const longestMemory = Math.max(settings.ip.window_seconds, settings.key.window_seconds, settings.login.failure_reset_seconds) * 1000;
-    this.#storage.bruteForce.pruneStale(now - longestMemory, now);
-  }
-
-  /**
-   * Reloads the active bans when any process wrote. If the database cannot be read, the bans known
-   * so far stay in force: the request then needs the database for its own work anyway and fails
-   * closed there (R34), while a malformed credential still gets its 401 without it (R22).
-   */
-  #refreshCache(): void {
-    let epoch: number;
-    const ipBans = new Map<string, number>();
-    const keyBans = new Map<string, number>();
-    try {
-      epoch = this.#storage.tracker.epoch();
-      if (epoch === this.#cacheEpoch) return;
-      for (const ban of this.#storage.bruteForce.activeBans(null, Date.now())) {
-        if (ban.scope === 'ip' && ban.ip !== null) ipBans.set(ban.ip, ban.bannedUntil);
-        if (ban.scope === 'key' && ban.ip !== null && ban.keyId !== null) keyBans.set(keySubject(ban.ip, ban.keyId), ban.bannedUntil);
-      }
-    } catch {
-      return;
-    }
-    this.#cacheEpoch = epoch;
-    this.#ipBans = ipBans;
-    this.#keyBans = keyBans;
+    await tx.bruteForce.pruneStale(now - longestMemory, now);
   }
 
   #emit(events: readonly BruteForceEvent[]): void {
@@ -245,6 +219,47 @@ export class BruteForceService {
       for (const listener of this.#listeners) listener.onBruteForceEvent(event);
     }
   }
+}
+
+/** Counts one failure on an IP or (IP, credential) counter, inside the counting transaction; bans at the rule's limit. */
+async function countWindowed(tx: StorageTx, initial: BruteForceEntry, rule: RateLimitRule, now: number, events: BruteForceEvent[]): Promise<void> {
+  const entry = await tx.bruteForce.lockCounter(initial);
+  if (entry.bannedUntil !== null && entry.bannedUntil > now) return;
+  if (now - entry.windowStartedAt > rule.window_seconds * 1000) {
+    entry.failures = 0;
+    entry.windowStartedAt = now;
+  }
+  entry.failures += 1;
+  entry.lastFailureAt = now;
+  if (entry.failures >= rule.max_failures) {
+    entry.failures = 0;
+    entry.windowStartedAt = now;
+    entry.lockouts += 1;
+    entry.bannedUntil = now + rule.ban_seconds * 1000;
+    events.push({ action: 'ban', scope: entry.scope, ip: entry.ip, keyId: entry.keyId, userId: null, bannedUntil: entry.bannedUntil, cause: 'failures' });
+  }
+  await tx.bruteForce.save(entry);
+}
+
+/** Counts one failed login against an account, inside the counting transaction; locks it out every `failures_before_lockout`. */
+async function countAccount(tx: StorageTx, userId: string, ip: string, rule: SecuritySettings['login'], now: number, events: BruteForceEvent[]): Promise<void> {
+  const entry = await tx.bruteForce.lockCounter(newEntry('account', userId, { ip, keyId: null, userId }, now));
+  if (entry.bannedUntil !== null && entry.bannedUntil > now) return;
+  // Keycloak: after `failure_reset_seconds` without a failure the count starts over.
+  if (now - entry.lastFailureAt > rule.failure_reset_seconds * 1000) {
+    entry.failures = 0;
+    entry.lockouts = 0;
+    entry.windowStartedAt = now;
+  }
+  entry.failures += 1;
+  entry.lastFailureAt = now;
+  if (entry.failures % rule.failures_before_lockout === 0) {
+    entry.lockouts += 1;
+    const waitSeconds = Math.min(rule.wait_increment_seconds * entry.lockouts, rule.max_wait_seconds);
+    entry.bannedUntil = now + waitSeconds * 1000;
+    events.push({ action: 'ban', scope: 'account', ip, keyId: null, userId, bannedUntil: entry.bannedUntil, cause: 'failures' });
+  }
+  await tx.bruteForce.save(entry);
 }
 
 function newEntry(scope: BruteForceScope, subject: string, identity: Pick<BruteForceEntry, 'ip' | 'keyId' | 'userId'>, now: number): BruteForceEntry {

@@ -8,11 +8,12 @@ import type { KeyEncryption } from '../crypto/key-encryption.js';
 import { ApiError } from '../errors.js';
 import type { components } from '../generated/openapi.js';
 import type { LogRedactor } from '../observability/log-buffer.js';
-import type { ModelFamilyRecord } from '../storage/model-families-repository.js';
-import type { ModelAbility, ModelRecord, ModelType } from '../storage/models-repository.js';
-import type { Storage } from '../storage/storage.js';
+import type { Clock } from '../runtime/clock.js';
+import type { Storage } from '../storage/port/index.js';
 import { builtinFamilies, findBuiltinFamily } from './builtin-families.js';
-import { assertMayUseModel, mayUseModel, mayUseUidOfAnyType, modelAccessDenied } from './model-access.js';
+import { assertMayUseModel, describeModel, mayUseModel, mayUseUidOfAnyType, modelAccessDenied } from './model-access.js';
+import { familyFromStore, modelFromStore, type ModelAbility, type ModelFamilyRecord, type ModelRecord, type ModelType } from './model-records.js';
+import { ModelCache } from './model-cache.js';
 
 type ModelLaunch = components['schemas']['ModelLaunch'];
 type ModelFamilyDefinition = components['schemas']['ModelFamilyDefinition'];
@@ -32,37 +33,55 @@ export class ModelService {
   readonly #storage: Storage;
   readonly #encryption: KeyEncryption;
   readonly #redactor: LogRedactor;
+  readonly #clock: Clock;
+  readonly #cache: ModelCache;
 
-  constructor(storage: Storage, encryption: KeyEncryption, redactor: LogRedactor) {
+  constructor(storage: Storage, encryption: KeyEncryption, redactor: LogRedactor, clock: Clock) {
     this.#storage = storage;
     this.#encryption = encryption;
     this.#redactor = redactor;
+    this.#clock = clock;
+    this.#cache = new ModelCache(storage);
   }
 
   /** The running models the caller may use. */
-  list(principal: Principal): ModelRecord[] {
-    return this.#storage.models.list().filter((model) => mayUseModel(principal, { id: model.uid, type: model.modelType }));
+  async list(principal: Principal): Promise<ModelRecord[]> {
+    const models = (await this.#storage.models.list()).map((model) => modelFromStore(model) as ModelRecord);
+    return models.filter((model) => mayUseModel(principal, { id: model.uid, type: model.modelType }));
+  }
+
+  /**
+   * How the audit record of a request about model `uid` names it: with its family and type when
+   * it is running. Never throws: a lookup that fails files the request under the uid alone.
+   */
+  async describeForAudit(uid: string): Promise<{ id: string; name?: string; type?: string }> {
+    try {
+      const model = await this.#cache.find(uid);
+      return model === null ? { id: uid } : describeModel(model);
+    } catch {
+      return { id: uid };
+    }
   }
 
   /**
    * The running model `uid`, if the caller may use it. A restricted key that could not use a model
    * of that uid whatever its type gets 403 without a lookup, so it cannot probe which uids exist.
    */
-  get(principal: Principal, uid: string): ModelRecord {
+  async get(principal: Principal, uid: string): Promise<ModelRecord> {
     if (!mayUseUidOfAnyType(principal, uid)) throw modelAccessDenied(uid);
-    const model = this.#storage.models.findByUid(uid);
+    const model = await this.#cache.find(uid);
     if (model === null) throw new ApiError('model_not_found', `Model not found: ${uid}`);
     assertMayUseModel(principal, { id: model.uid, type: model.modelType });
     return model;
   }
 
   /** Launches a model of a built-in or registered family (any name, with the upstream engine). */
-  launch(principal: Principal, request: ModelLaunch): ModelRecord {
+  async launch(principal: Principal, request: ModelLaunch): Promise<ModelRecord> {
     const modelType = request.model_type ?? 'LLM';
     const uid = request.model_uid ?? request.model_name;
     const engine = request.model_engine ?? (request.upstream_base_url === undefined ? 'builtin' : 'upstream');
     assertMayUseModel(principal, { id: uid, type: modelType });
-    const family = this.#findFamily(modelType, request.model_name);
+    const family = await this.#findFamily(modelType, request.model_name);
     if (engine === 'builtin') {
       if (request.upstream_base_url !== undefined || request.upstream_api_key !== undefined || request.upstream_model !== undefined) {
         throw new ApiError('invalid_request', 'upstream_base_url, upstream_api_key and upstream_model apply only to model_engine "upstream"', { param: 'model_engine' });
@@ -84,7 +103,7 @@ export class ModelService {
       dimensions: family?.dimensions ?? null,
       upstream: null,
       launchedBy: principal.user?.id ?? null,
-      createdAt: Date.now(),
+      createdAt: this.#clock.now(),
     };
     if (engine === 'upstream' && request.upstream_base_url !== undefined) {
       const apiKey = request.upstream_api_key;
@@ -96,19 +115,24 @@ export class ModelService {
         keyEncryptionId: apiKey === undefined ? null : this.#encryption.keyId,
       };
     }
-    this.#storage.transaction(() => {
-      if (this.#storage.models.findByUid(uid, { fresh: true }) !== null) {
-        throw new ApiError('model_uid_taken', `A model with uid ${uid} is already running; stop it or choose another model_uid`, { param: 'model_uid' });
+    const outcome = await this.#storage.transaction(async (tx) => {
+      // A registered family cannot be unregistered while a model of it is being launched.
+      if (family !== null && findBuiltinFamily(modelType, request.model_name) === null) {
+        if ((await tx.families.find(modelType, request.model_name, { lock: 'share' })) === null) return 'family_gone' as const;
       }
-      this.#storage.models.insert(model);
+      return tx.models.insert(model);
     });
+    if (outcome === 'family_gone') throw familyNotFound(modelType, request.model_name);
+    if (outcome === 'uid_taken') {
+      throw new ApiError('model_uid_taken', `A model with uid ${uid} is already running; stop it or choose another model_uid`, { param: 'model_uid' });
+    }
     return model;
   }
 
   /** Stops (forgets) a running model the caller may use. */
-  stop(principal: Principal, uid: string): ModelRecord {
-    const model = this.get(principal, uid);
-    if (!this.#storage.models.delete(uid)) throw new ApiError('model_not_found', `Model not found: ${uid}`);
+  async stop(principal: Principal, uid: string): Promise<ModelRecord> {
+    const model = await this.get(principal, uid);
+    if (!(await this.#storage.models.delete(uid))) throw new ApiError('model_not_found', `Model not found: ${uid}`);
     return model;
   }
 
@@ -125,13 +149,14 @@ export class ModelService {
   }
 
   /** The families of a type (built-in first) the caller's key may see. */
-  listFamilies(principal: Principal, modelType: ModelType): ModelFamilyRecord[] {
-    const families = [...builtinFamilies.filter((f) => f.modelType === modelType), ...this.#storage.modelFamilies.listByType(modelType)];
+  async listFamilies(principal: Principal, modelType: ModelType): Promise<ModelFamilyRecord[]> {
+    const registered = (await this.#storage.families.listByType(modelType)).map((family) => familyFromStore(family) as ModelFamilyRecord);
+    const families = [...builtinFamilies.filter((f) => f.modelType === modelType), ...registered];
     return families.filter((f) => mayUseModel(principal, { id: f.modelName, type: f.modelType }));
   }
 
   /** Registers a custom family of `modelType` from its definition (an object or a JSON string). */
-  register(principal: Principal, modelType: ModelType, definition: ModelFamilyDefinition): ModelFamilyRecord {
+  async register(principal: Principal, modelType: ModelType, definition: ModelFamilyDefinition): Promise<ModelFamilyRecord> {
     if (definition.model_type !== undefined && definition.model_type !== modelType) {
       throw new ApiError('invalid_request', `The definition's model_type ${definition.model_type} differs from the path's ${modelType}`, { param: 'model' });
     }
@@ -148,35 +173,32 @@ export class ModelService {
       description: definition.model_description ?? null,
       definition: JSON.stringify(definition),
       createdBy: principal.user?.id ?? null,
-      createdAt: Date.now(),
+      createdAt: this.#clock.now(),
     };
-    this.#storage.transaction(() => {
-      if (this.#storage.modelFamilies.find(modelType, family.modelName) !== null) {
-        throw new ApiError('model_family_exists', `A ${modelType} family named ${family.modelName} is already registered`, { param: 'model' });
-      }
-      this.#storage.modelFamilies.insert(family);
-    });
+    if ((await this.#storage.families.insert(family)) === 'name_taken') {
+      throw new ApiError('model_family_exists', `A ${modelType} family named ${family.modelName} is already registered`, { param: 'model' });
+    }
     return family;
   }
 
   /** Unregisters a custom family that no running model uses. */
-  unregister(principal: Principal, modelType: ModelType, modelName: string): void {
+  async unregister(principal: Principal, modelType: ModelType, modelName: string): Promise<void> {
     assertMayUseModel(principal, { id: modelName, type: modelType });
     if (findBuiltinFamily(modelType, modelName) !== null) {
       throw new ApiError('builtin_model_family', `${modelName} is a built-in family and cannot be unregistered`);
     }
-    this.#storage.transaction(() => {
-      if (this.#storage.modelFamilies.find(modelType, modelName) === null) throw familyNotFound(modelType, modelName);
-      const running = this.#storage.models.countByFamily(modelType, modelName);
+    await this.#storage.transaction(async (tx) => {
+      if ((await tx.families.find(modelType, modelName, { lock: 'update' })) === null) throw familyNotFound(modelType, modelName);
+      const running = await tx.models.countByFamily(modelType, modelName);
       if (running > 0) {
         throw new ApiError('model_family_in_use', `${running} running model(s) use the family ${modelName}; stop them first`);
       }
-      this.#storage.modelFamilies.delete(modelType, modelName);
+      await tx.families.delete(modelType, modelName);
     });
   }
 
-  #findFamily(modelType: ModelType, modelName: string): ModelFamilyRecord | null {
-    return findBuiltinFamily(modelType, modelName) ?? this.#storage.modelFamilies.find(modelType, modelName);
+  async #findFamily(modelType: ModelType, modelName: string): Promise<ModelFamilyRecord | null> {
+    return findBuiltinFamily(modelType, modelName) ?? familyFromStore(await this.#storage.families.find(modelType, modelName));
   }
 }
 

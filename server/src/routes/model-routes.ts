@@ -15,40 +15,39 @@ export function modelHandlers(
   services: Services,
 ): Pick<Handlers, 'listModels' | 'launchModel' | 'getModel' | 'stopModel' | 'listModelRegistrations' | 'registerModel' | 'unregisterModel'> {
   const { models } = services;
-  const repository = services.storage.models;
   return {
-    listModels: ({ principal }) => ({ status: 200, body: { object: 'list', data: models.list(principal).map(presentModel) } }),
-    getModel: ({ params, principal, request }) => {
-      noteModel(request, repository, params.model_uid);
-      return { status: 200, body: presentModel(models.get(principal, params.model_uid)) };
+    listModels: async ({ principal }) => ({ status: 200, body: { object: 'list', data: (await models.list(principal)).map(presentModel) } }),
+    getModel: async ({ params, principal, request }) => {
+      await noteModel(request, models, params.model_uid);
+      return { status: 200, body: presentModel(await models.get(principal, params.model_uid)) };
     },
-    launchModel: ({ body, principal, request }) => {
+    launchModel: async ({ body, principal, request }) => {
       noteFamily(request, { id: body.model_uid ?? body.model_name, name: body.model_name, type: body.model_type ?? 'LLM' });
-      const model = models.launch(principal, body);
+      const model = await models.launch(principal, body);
       const where = model.upstream === null ? '' : ` → ${model.upstream.baseUrl} (${model.upstream.model})`;
       request.log.info(`model ${model.uid} launched: ${model.modelType} ${model.modelName}, engine ${model.engine}${where}`);
       return { status: 201, body: presentModel(model) };
     },
-    stopModel: ({ params, principal, request }) => {
-      noteModel(request, repository, params.model_uid);
-      const model = models.stop(principal, params.model_uid);
+    stopModel: async ({ params, principal, request }) => {
+      await noteModel(request, models, params.model_uid);
+      const model = await models.stop(principal, params.model_uid);
       request.log.info(`model ${model.uid} stopped`);
       return { status: 204, body: undefined };
     },
-    listModelRegistrations: ({ params, principal }) => ({
+    listModelRegistrations: async ({ params, principal }) => ({
       status: 200,
-      body: models.listFamilies(principal, params.model_type).map((f) => presentFamily(f, findBuiltinFamily(f.modelType, f.modelName) !== null)),
+      body: (await models.listFamilies(principal, params.model_type)).map((f) => presentFamily(f, findBuiltinFamily(f.modelType, f.modelName) !== null)),
     }),
-    registerModel: ({ params, body, principal, request }) => {
+    registerModel: async ({ params, body, principal, request }) => {
       const definition = typeof body.model === 'string' ? services.familyDefinitions.parse(body.model) : body.model;
       noteFamily(request, { name: (definition as ModelFamilyDefinition).model_name, type: params.model_type });
-      const family = models.register(principal, params.model_type, definition as ModelFamilyDefinition);
+      const family = await models.register(principal, params.model_type, definition as ModelFamilyDefinition);
       request.log.info(`model family ${family.modelType}/${family.modelName} registered`);
       return { status: 201, body: presentFamily(family, false) };
     },
-    unregisterModel: ({ params, principal, request }) => {
+    unregisterModel: async ({ params, principal, request }) => {
       noteFamily(request, { name: params.model_name, type: params.model_type });
-      models.unregister(principal, params.model_type, params.model_name);
+      await models.unregister(principal, params.model_type, params.model_name);
       request.log.info(`model family ${params.model_type}/${params.model_name} unregistered`);
       return { status: 204, body: undefined };
     },

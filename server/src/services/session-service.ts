@@ -12,8 +12,9 @@ import { generateRefreshToken, refreshTokenDigest } from '../crypto/opaque-token
 import { hashPassword, verifyPassword } from '../crypto/passwords.js';
 import { assertPasswordAcceptable } from '../crypto/password-policy.js';
 import type { components } from '../generated/openapi.js';
-import type { Storage } from '../storage/storage.js';
-import type { UserRecord } from '../storage/users-repository.js';
+import { userFromStore, userOrNull, type UserRecord } from '../auth/records.js';
+import type { Clock } from '../runtime/clock.js';
+import type { SessionStore, Storage } from '../storage/port/index.js';
 
 /** The `TokenPair` shape. */
 export type TokenPair = components['schemas']['TokenPair'];
@@ -33,12 +34,14 @@ export class SessionService {
   readonly #tokens: AccessTokens;
   readonly #config: ServerConfig;
   readonly #bruteForce: BruteForceService;
+  readonly #clock: Clock;
 
-  constructor(storage: Storage, tokens: AccessTokens, config: ServerConfig, bruteForce: BruteForceService) {
+  constructor(storage: Storage, tokens: AccessTokens, config: ServerConfig, bruteForce: BruteForceService, clock: Clock) {
     this.#storage = storage;
     this.#tokens = tokens;
     this.#config = config;
     this.#bruteForce = bruteForce;
+    this.#clock = clock;
   }
 
   /**
@@ -48,8 +51,8 @@ export class SessionService {
    * account, against the account; a success resets the account's count.
    */
   async login(username: string, password: string, attempt: LoginAttempt): Promise<TokenPair> {
-    const user = this.#storage.users.findByUsername(username);
-    const lockedUntil = user === null ? null : this.#bruteForce.accountLockedUntil(user.id);
+    const user = userOrNull(await this.#storage.users.findByUsername(username));
+    const lockedUntil = user === null ? null : await this.#bruteForce.accountLockedUntil(user.id);
     const passwordMatches = await verifyPassword(user?.passwordHash ?? null, password);
     if (attempt.audit !== undefined) {
       attempt.audit.username = user?.username ?? username;
@@ -59,15 +62,15 @@ export class SessionService {
       user === null ? 'unknown_user' : lockedUntil !== null ? 'account_locked' : !passwordMatches ? 'wrong_password' : !user.enabled ? 'account_disabled' : null;
     if (reason !== null) {
       if (attempt.audit !== undefined) attempt.audit.reason = reason;
-      this.#bruteForce.recordLoginFailure(attempt.clientIp, reason === 'wrong_password' ? (user?.id ?? null) : null);
+      await this.#bruteForce.recordLoginFailure(attempt.clientIp, reason === 'wrong_password' ? (user?.id ?? null) : null);
       throw invalidCredentials();
     }
     if (user === null) throw invalidCredentials();
-    this.#bruteForce.recordLoginSuccess(user.id);
-    const now = Date.now();
-    const refresh = this.#storage.transaction(() => {
-      this.#storage.sessions.pruneExpired(now);
-      return this.#startSession(user.id, now);
+    await this.#bruteForce.recordLoginSuccess(user.id);
+    const now = this.#clock.now();
+    const refresh = await this.#storage.transaction(async (tx) => {
+      await tx.sessions.pruneExpired(now);
+      return this.#startSession(tx.sessions, user.id, now);
     });
     return this.#pair(user, refresh.token, refresh.expiresAt, now);
   }
@@ -78,21 +81,21 @@ export class SessionService {
    */
   async refresh(presented: string): Promise<TokenPair> {
     const digest = refreshTokenDigest(presented);
-    const now = Date.now();
-    const outcome = this.#storage.transaction(() => {
-      const record = this.#storage.sessions.findToken(digest);
+    const now = this.#clock.now();
+    const outcome = await this.#storage.transaction(async (tx) => {
+      const record = await tx.sessions.findToken(digest, { lock: 'update' });
       if (record === null || record.expiresAt <= now || record.familyExpiresAt <= now) return null;
       if (record.rotatedAt !== null && now - record.rotatedAt >= this.#config.refreshReuseGraceSeconds * 1000) {
-        this.#storage.sessions.deleteFamily(record.familyId);
+        await tx.sessions.deleteFamily(record.familyId);
         return 'reused' as const;
       }
-      const user = this.#storage.users.findById(record.userId);
+      const user = userOrNull(await tx.users.findById(record.userId));
       if (user === null || !user.enabled) {
-        this.#storage.sessions.deleteFamily(record.familyId);
+        await tx.sessions.deleteFamily(record.familyId);
         return null;
       }
-      this.#storage.sessions.markRotated(digest, now);
-      return { user, refresh: this.#addRefreshToken(record.familyId, now, record.familyExpiresAt) };
+      await tx.sessions.markRotated(digest, now);
+      return { user, refresh: await this.#addRefreshToken(tx.sessions, record.familyId, now, record.familyExpiresAt) };
     });
     if (outcome === 'reused') {
       throw new ApiError('invalid_refresh_token', 'Refresh token was already used; the session has been ended. Log in again');
@@ -102,9 +105,9 @@ export class SessionService {
   }
 
   /** Ends the session a refresh token belongs to; unknown tokens are ignored. */
-  logout(presented: string): void {
-    const record = this.#storage.sessions.findToken(refreshTokenDigest(presented));
-    if (record !== null) this.#storage.sessions.deleteFamily(record.familyId);
+  async logout(presented: string): Promise<void> {
+    const record = await this.#storage.sessions.findToken(refreshTokenDigest(presented));
+    if (record !== null) await this.#storage.sessions.deleteFamily(record.familyId);
   }
 
   /**
@@ -117,29 +120,30 @@ export class SessionService {
     }
     assertPasswordAcceptable(newPassword, this.#config.passwordMinLength, user.username, 'new_password');
     const passwordHash = await hashPassword(newPassword);
-    const now = Date.now();
-    const { updated, refresh } = this.#storage.transaction(() => {
-      this.#storage.users.setPassword(user.id, passwordHash, false, now);
-      this.#storage.sessions.deleteFamiliesOfUser(user.id);
-      const current = this.#storage.users.findById(user.id);
+    const now = this.#clock.now();
+    const { updated, refresh } = await this.#storage.transaction(async (tx) => {
+      if ((await tx.users.findById(user.id, { lock: 'update' })) === null) throw new ApiError('user_not_found', 'User not found');
+      await tx.users.setPassword(user.id, passwordHash, false, now);
+      await tx.sessions.deleteFamiliesOfUser(user.id);
+      const current = await tx.users.findById(user.id);
       if (current === null) throw new ApiError('user_not_found', 'User not found');
-      return { updated: current, refresh: this.#startSession(user.id, now) };
+      return { updated: userFromStore(current), refresh: await this.#startSession(tx.sessions, user.id, now) };
     });
     return this.#pair(updated, refresh.token, refresh.expiresAt, now);
   }
 
   /** Starts a session (family) for `userId` with its first refresh token; call inside a transaction. */
-  #startSession(userId: string, now: number): { token: string; expiresAt: number } {
+  async #startSession(sessions: SessionStore, userId: string, now: number): Promise<{ token: string; expiresAt: number }> {
     const familyId = randomUUID();
     const familyExpiresAt = now + this.#config.sessionMaxLifetimeSeconds * 1000;
-    this.#storage.sessions.createFamily(familyId, userId, now, familyExpiresAt);
-    return this.#addRefreshToken(familyId, now, familyExpiresAt);
+    await sessions.createFamily(familyId, userId, now, familyExpiresAt);
+    return this.#addRefreshToken(sessions, familyId, now, familyExpiresAt);
   }
 
-  #addRefreshToken(familyId: string, now: number, familyExpiresAt: number): { token: string; expiresAt: number } {
+  async #addRefreshToken(sessions: SessionStore, familyId: string, now: number, familyExpiresAt: number): Promise<{ token: string; expiresAt: number }> {
     const token = generateRefreshToken();
     const expiresAt = Math.min(now + this.#config.refreshTokenTtlSeconds * 1000, familyExpiresAt);
-    this.#storage.sessions.addToken(refreshTokenDigest(token), familyId, now, expiresAt);
+    await sessions.addToken(refreshTokenDigest(token), familyId, now, expiresAt);
     return { token, expiresAt };
   }
 

@@ -13,3 +13,4 @@ export { withTempHome, withTestServer } from './scoped.js';
 export { API_KEY_FORMAT, BASE62, withCharacterChanged } from './api-key-text.js';
 export { startFakeUpstream, type FakeUpstream, type FakeUpstreamMode, type ReceivedRequest } from './fake-upstream.js';
 export { testSecuritySettings, seedSecuritySettings, type TestSecuritySettings } from './security-settings.js';
+export { ManualClock, systemClock, type Clock } from '../runtime/clock.js';
