@@ -2,9 +2,13 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { afterEach, describe, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../testing/postgres-database.js';
-import { migrations, type Migration } from '../migrations/index.js';
+import { latestVersion, migrations, type Migration } from '../migrations/index.js';
 import { StorageSchemaError } from '../port/errors.js';
 import { PostgresMigrator } from './migrator.js';
+
+/** Every released migration's number, and the newest. */
+const releasedVersions = migrations.map((migration) => migration.version).sort((a, b) => a - b);
+const latest = latestVersion();
 import { connectionConfig } from './postgres-storage.js';
 
 const databases: TestDatabase[] = [];
@@ -39,17 +43,17 @@ describe('the PostgreSQL migrator', () => {
     const applied = results.flatMap((result) => result.applied).sort((a, b) => a - b);
     assert.deepEqual(applied, migrations.map((migration) => migration.version));
     assert.equal(results.filter((result) => result.applied.length > 0).length, 1);
-    for (const result of results) assert.equal(result.current, 4);
+    for (const result of results) assert.equal(result.current, latest);
     const ledger = await query<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version');
-    assert.deepEqual(ledger.map((row) => row.version), [1, 2, 3, 4]);
+    assert.deepEqual(ledger.map((row) => row.version), releasedVersions);
   });
 
   it('reports what it would apply without applying it', async () => {
     const { url } = await emptyDatabase();
-    assert.deepEqual(await migrator(url).status(), { current: 0, latest: 4, applied: [1, 2, 3, 4] });
+    assert.deepEqual(await migrator(url).status(), { current: 0, latest, applied: releasedVersions });
     assert.deepEqual(await query(url, "SELECT 1 FROM information_schema.tables WHERE table_name = 'users'"), []);
     await migrator(url).migrate();
-    assert.deepEqual(await migrator(url).status(), { current: 4, latest: 4, applied: [] });
+    assert.deepEqual(await migrator(url).status(), { current: latest, latest, applied: [] });
     assert.deepEqual((await migrator(url).migrate()).applied, []);
   });
 
@@ -75,19 +79,20 @@ describe('the PostgreSQL migrator', () => {
   it('applies a later migration merged with a lower number than the newest applied one', async () => {
     const { url } = await emptyDatabase();
     const step = (version: number): Migration => ({ version, name: `0${version}-step`, sql: '', postgres: `CREATE TABLE step_${version} (id integer)` });
-    await migrator(url, { migrations: [...migrations, step(31)] }).migrate();
-    assert.deepEqual((await migrator(url, { migrations: [...migrations, step(12), step(31)] }).migrate()).applied, [12]);
+    // Numbers no released migration uses: 900 applied first, then 899 merged in later.
+    await migrator(url, { migrations: [...migrations, step(900)] }).migrate();
+    assert.deepEqual((await migrator(url, { migrations: [...migrations, step(899), step(900)] }).migrate()).applied, [899]);
   });
 
   it('rolls a failing migration back whole and says which one failed', async () => {
     const { url } = await emptyDatabase();
-    const broken: Migration = { version: 5, name: '005-broken', sql: '', postgres: 'CREATE TABLE half_done (id integer); SELECT no_such_function();' };
+    const broken: Migration = { version: 901, name: '901-broken', sql: '', postgres: 'CREATE TABLE half_done (id integer); SELECT no_such_function();' };
     await assert.rejects(migrator(url, { migrations: [...migrations, broken] }).migrate(), (error: unknown) => {
       assert.ok(error instanceof StorageSchemaError);
-      assert.match(error.message, /migration 005-broken failed on PostgreSQL/);
+      assert.match(error.message, /migration 901-broken failed on PostgreSQL/);
       return true;
     });
     assert.deepEqual(await query(url, "SELECT 1 FROM information_schema.tables WHERE table_name = 'half_done'"), []);
-    assert.deepEqual((await query<{ version: number }>(url, 'SELECT max(version) AS version FROM schema_migrations'))[0], { version: 4 });
+    assert.deepEqual((await query<{ version: number }>(url, 'SELECT max(version) AS version FROM schema_migrations'))[0], { version: latest });
   });
 });
