@@ -148,13 +148,14 @@ describe('security: audit trail (R35–R38)', () => {
     }
   });
 
-  it('R38: a username with CR LF stays one field of one record in the database, the exports and the API', async () => {
+  it('R38: a username with CR LF stays one field of one record in the database, the exports and the API (an unknown one as its marker)', async () => {
     const server = handle.server;
     const forged = 'eve\r\n2026-11-21T10:00:00.000Z,api_call,auth,jwt,x,admin,success';
     await server.request('POST', '/v1/auth/login', { body: { username: forged, password: 'whatever passphrase' }, headers: from('203.0.113.99') });
     const { hits } = await search(server, admin.accessToken, { client_ip: '203.0.113.99' });
     assert.equal(hits.length, 1);
-    assert.equal(hits[0]?.['user'], 'eve\\u000d\\u000a2026-11-21T10:00:00.000Z,api_call,auth,jwt,x,admin,success');
+    // No account has this name: the trail keeps its keyed marker, never the text (issue 14, H12).
+    assert.match(String(hits[0]?.['user']), /^unknown-user:[0-9a-f]{16}$/);
     const stored = withDatabase(server.home, (db) => db.prepare("SELECT username FROM audit_log WHERE client_ip = '203.0.113.99'").pluck().all()) as string[];
     assert.deepEqual(stored, [hits[0]?.['user']]);
     for (const format of ['csv', 'jsonl']) {
