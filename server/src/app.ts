@@ -101,7 +101,16 @@ const passwordChangeOperations = new Set(['getMe', 'changeOwnPassword']);
  * public operations (health, setup status, refreshing or ending a session with a 256-bit refresh
  * token) are no guesses and stay open, so a banned address keeps its live sessions.
  */
-const guessingOperations = new Set(['login', 'loginLegacy', 'startBrowserSession', 'createFirstAdmin']);
+const guessingOperations = new Set([
+  'login',
+  'loginLegacy',
+  'startBrowserSession',
+  'createFirstAdmin',
+  // Single sign-on: a guessed state, CLI code or device code is a guess too (docs/sso.md).
+  'completeOidcLogin',
+  'exchangeOidcCliCode',
+  'completeOidcDeviceLogin',
+]);
 
 /** Query parameters that would carry a credential; refused so secrets never sit in URLs or logs. */
 const credentialQueryParameters = ['access_token', 'api_key', 'apikey', 'token', 'refresh_token', 'jwt'];

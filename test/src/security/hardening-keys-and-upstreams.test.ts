@@ -96,7 +96,7 @@ describe('hardening: upstream URLs', () => {
       }
       assert.equal((await launch(admin.accessToken, 'file:///etc/passwd')).status, 400);
       const launched = await launch(admin.accessToken, upstream.baseUrl);
-      assert.equal(launched.status, 201, launched.text);
+      assert.equal(launched.status, 200, launched.text);
     });
   });
 
@@ -109,7 +109,7 @@ describe('hardening: upstream URLs', () => {
       // A /8 around link-local is not an explicit listing of the metadata address.
       assertError(await launch('http://169.254.169.254/v1'), 400, 'upstream_not_allowed');
       // A host name passes the launch; its resolved address (127.0.0.1) is refused when svc connects.
-      assert.equal((await launch(`http://localhost:${port}/v1`)).status, 201);
+      assert.equal((await launch(`http://localhost:${port}/v1`)).status, 200);
       upstream.received.length = 0;
       const refused = await server.request('POST', '/v1/chat/completions', { token: admin.accessToken, body: chat });
       assertError(refused, 502, 'upstream_unreachable');
@@ -120,7 +120,7 @@ describe('hardening: upstream URLs', () => {
       const admin = await setupAdmin(server);
       const port = new URL(upstream.baseUrl).port;
       const launched = await server.request('POST', '/v1/models', { token: admin.accessToken, body: { model_uid: 'remote', model_name: 'llama', upstream_base_url: `http://localhost:${port}/v1` } });
-      assert.equal(launched.status, 201, launched.text);
+      assert.equal(launched.status, 200, launched.text);
       upstream.mode = { kind: 'error', status: 500, message: 'internal page: root:x:0:0' };
       const failed = await server.request('POST', '/v1/chat/completions', { token: admin.accessToken, body: chat });
       assertError(failed, 502, 'upstream_error');
@@ -135,7 +135,7 @@ describe('hardening: upstream URLs', () => {
       const admin = await setupAdmin(server);
       const reader = await createUser(server, admin.accessToken, ['models:list', 'models:read']);
       const launched = await server.request('POST', '/v1/models', { token: admin.accessToken, body: { model_uid: 'remote', model_name: 'llama', upstream_base_url: upstream.baseUrl } });
-      assert.equal(launched.status, 201, launched.text);
+      assert.equal(launched.status, 200, launched.text);
       // A model stored before user-info was refused.
       withDatabase(server.home, (db) => db.prepare("UPDATE models SET upstream_base_url = 'http://svc:hunter2hunter2@127.0.0.1:9/v1' WHERE uid = 'remote'").run());
       const forReader = await server.request('GET', '/v1/models', { token: reader.accessToken });
