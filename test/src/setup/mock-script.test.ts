@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, it } from 'vitest';
+import { pollUntil } from '@svc/server/testing';
 import { freePort, repoRoot } from '../support/prism.js';
 
-const STARTUP_POLLS = 300;
+/** How long Prism may take to start (it compiles the contract first). */
+const STARTUP_TIMEOUT_MS = 60_000;
 
 describe('npm run mock', () => {
   it('passes --port through to Prism', async () => {
@@ -23,17 +25,21 @@ describe('npm run mock', () => {
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     try {
-      let status: number | undefined;
-      for (let poll = 0; poll < STARTUP_POLLS && status === undefined; poll += 1) {
-        assert.equal(child.exitCode, null, `npm run mock exited before answering:\n${output}`);
-        try {
-          const response = await fetch(`http://127.0.0.1:${port}/v1/admin/setup/status`, { signal: AbortSignal.timeout(1000) });
-          await response.arrayBuffer();
-          status = response.status;
-        } catch {
-          await new Promise((resolve) => setTimeout(resolve, 200)); // not listening yet: poll again (bounded)
-        }
-      }
+      const answers = await pollUntil(
+        async () => {
+          assert.equal(child.exitCode, null, `npm run mock exited before answering:\n${output}`);
+          try {
+            const response = await fetch(`http://127.0.0.1:${port}/v1/admin/setup/status`, { signal: AbortSignal.timeout(1000) });
+            await response.arrayBuffer();
+            return response.status;
+          } catch {
+            return undefined; // not listening yet: poll again (bounded)
+          }
+        },
+        (answer) => answer !== undefined,
+        { timeoutMs: STARTUP_TIMEOUT_MS, intervalMs: 200 },
+      );
+      const status = answers.at(-1);
       assert.equal(status, 200, `the mock did not answer on port ${port}:\n${output}`);
       assert.match(output, new RegExp(`127\\.0\\.0\\.1:${port}`), 'Prism reports the port it was given');
     } finally {
