@@ -46,6 +46,7 @@ const vitestPassed = step('TypeScript tests (vitest)', 'npx', ['vitest', 'run', 
 const pythonPassed = vitestArguments.length > 0 || step('Python client tests', process.execPath, ['scripts/run-python-tests.mjs'], { SVC_PYTHON_SUMMARY_FILE: summaries.python });
 
 const total = { passed: 0, failed: 0, skipped: 0 };
+const suitePassed = { vitest: vitestPassed, python: pythonPassed };
 for (const [suite, file] of Object.entries(summaries)) {
   const counts = readCounts(file);
   if (counts === null) {
@@ -54,6 +55,8 @@ for (const [suite, file] of Object.entries(summaries)) {
     continue;
   }
   for (const key of Object.keys(total)) total[key] += counts[key];
+  // A suite that failed without a failing test (a global setup that threw, say) still counts as one.
+  if (!suitePassed[suite] && counts.failed === 0) total.failed += 1;
 }
 rmSync(work, { recursive: true, force: true });
 const ok = vitestPassed && pythonPassed && total.failed === 0;

