@@ -7,35 +7,13 @@
  * export format and in any log line built from it (R38).
  */
 import { hash } from 'node:crypto';
+import type { AuditRecord } from '../storage/port/audit.js';
 
-/** The fields of a record before it is chained. */
-export interface AuditEntry {
-  timestamp: number;
-  event_type: string;
-  category: string;
-  auth_type: string;
-  user_id: string | null;
-  username: string | null;
-  api_key_id: string | null;
-  api_key_name: string | null;
-  api_key_prefix: string | null;
-  model_id: string | null;
-  model_name: string | null;
-  model_type: string | null;
-  method: string | null;
-  route: string | null;
-  endpoint: string | null;
-  action: string;
-  target: string | null;
-  status: string;
-  http_status: number | null;
-  reason: string | null;
-  request_id: string | null;
-  latency_ms: number | null;
-  client_ip: string | null;
-  /** Event-specific facts as JSON text (e.g. when a ban ends), or null. */
-  details: string | null;
-}
+/**
+ * The fields of a record before it is chained: the storage port's {@link AuditRecord}, so the
+ * hash covers exactly what every backend stores.
+ */
+export type AuditEntry = AuditRecord;
 
 /** A stored record: the entry, its id and its place in the chain. */
 export interface StoredAuditEntry extends AuditEntry {

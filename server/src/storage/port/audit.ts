@@ -28,6 +28,7 @@ export interface AuditRecord {
   request_id: string | null;
   latency_ms: number | null;
   client_ip: string | null;
+  /** Event-specific facts as JSON text (e.g. when a ban ends), or null. */
   details: string | null;
 }
 
