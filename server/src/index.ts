@@ -10,6 +10,6 @@ export { ResponseValidator } from './contract/response-validator.js';
 export { SERVICE_VERSION } from './routes/health-routes.js';
 export type { paths, components, operations } from './generated/openapi.js';
 export type { BruteForceEvent, BruteForceListener } from './brute-force/brute-force-service.js';
-export type { BruteForceScope } from './storage/brute-force-repository.js';
+export type { BruteForceScope } from './storage/port/brute-force.js';
 export type { SecuritySettings, SecuritySettingsUpdate } from './brute-force/security-settings.js';
 export type { AuditContext, AuditModel } from './audit/request-audit.js';

@@ -7,7 +7,8 @@
  */
 import { join } from 'node:path';
 import { mergeSettings, defaultSecuritySettings, type SecuritySettingsUpdate } from '../brute-force/security-settings.js';
-import { Storage } from '../storage/storage.js';
+import { openStorage } from '../storage/open-storage.js';
+import type { Storage } from '../storage/port/index.js';
 
 /** Limits far above anything a test reaches. */
 export const testSecuritySettings: SecuritySettingsUpdate = Object.freeze({
@@ -24,18 +25,18 @@ export type TestSecuritySettings = SecuritySettingsUpdate | 'production';
  * keeps what the previous run stored). Best effort: a database that cannot be opened is left for
  * the server to report.
  */
-export function seedSecuritySettings(databasePath: string, settings: TestSecuritySettings = testSecuritySettings): void {
+export async function seedSecuritySettings(databasePath: string, settings: TestSecuritySettings = testSecuritySettings): Promise<void> {
   if (settings === 'production') return;
   let storage: Storage | undefined;
   try {
-    storage = Storage.open(databasePath);
-    if (storage.bruteForce.settingsJson() === null) {
-      storage.bruteForce.saveSettingsJson(JSON.stringify(mergeSettings(defaultSecuritySettings, settings)), Date.now());
+    storage = await openStorage({ kind: 'sqlite', path: databasePath });
+    if ((await storage.settings.read()) === null) {
+      await storage.settings.write(JSON.stringify(mergeSettings(defaultSecuritySettings, settings)), Date.now());
     }
   } catch {
     // The server reports an unusable database itself.
   } finally {
-    storage?.close();
+    await storage?.close();
   }
 }
 

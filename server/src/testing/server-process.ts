@@ -28,13 +28,13 @@ export interface ServerProcess {
  * @param options.securitySettings - brute-force settings stored first in a fresh database: by
  *   default limits no test reaches; `'production'` keeps the real defaults.
  */
-export function startServerProcess(
+export async function startServerProcess(
   env: Record<string, string>,
   args: readonly string[] = [],
   options: { securitySettings?: TestSecuritySettings } = {},
 ): Promise<ServerProcess> {
   const databasePath = databasePathOf(env);
-  if (databasePath !== null) seedSecuritySettings(databasePath, options.securitySettings);
+  if (databasePath !== null) await seedSecuritySettings(databasePath, options.securitySettings);
   const child = spawn(process.execPath, nodeArguments(svcLocalPath, ['--port', '0', '--log-level', 'error', ...args]), {
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -14,6 +14,7 @@ import { ChangeListener } from './change-listener.js';
 import { Executor } from './executor.js';
 import { PostgresMigrator } from './migrator.js';
 import { PostgresModelFamilyStore, PostgresModelStore } from './model-store.js';
+import { PostgresOidcStore } from './oidc-store.js';
 import { PostgresSessionStore } from './session-store.js';
 import { PostgresSettingsStore } from './settings-store.js';
 import { inTransaction } from './transaction.js';
@@ -66,6 +67,7 @@ export class PostgresStorage implements Storage {
   readonly settings: PostgresSettingsStore;
   readonly models: PostgresModelStore;
   readonly families: PostgresModelFamilyStore;
+  readonly oidc: PostgresOidcStore;
   readonly audit: PostgresAuditStore;
   readonly changes: PostgresChangeFeed;
   readonly #pool: pg.Pool;
@@ -88,6 +90,7 @@ export class PostgresStorage implements Storage {
     this.settings = new PostgresSettingsStore(sql);
     this.models = new PostgresModelStore(sql);
     this.families = new PostgresModelFamilyStore(sql);
+    this.oidc = new PostgresOidcStore(sql);
     this.audit = new PostgresAuditStore(sql, this.#pool);
     this.changes = new PostgresChangeFeed(sql);
     this.#listener =
@@ -126,6 +129,7 @@ export class PostgresStorage implements Storage {
       settings: new PostgresSettingsStore(sql),
       models: new PostgresModelStore(sql),
       families: new PostgresModelFamilyStore(sql),
+      oidc: new PostgresOidcStore(sql),
     };
   }
 }
