@@ -2,6 +2,7 @@
  * The public surface of the svc server package.
  */
 export { buildApp, type AppOptions } from './app.js';
+export { systemClock, ManualClock, type Clock } from './runtime/clock.js';
 export { loadConfig, ConfigError, type ServerConfig, type SecretSource, type FrontendConfig, type Environment } from './config.js';
 export { errorRegistry, type ErrorCode, type ErrorBody, type ErrorClass } from './errors.js';
 export { allPermissions, legacyPermissionMap, type Permission, type PermissionInput } from './auth/permissions.js';

@@ -5,10 +5,25 @@
 export { openStorage, type StorageConfig, type OpenStorageOptions } from './storage/open-storage.js';
 export { SqliteStorage, type SqliteOpenOptions } from './storage/sqlite/sqlite-storage.js';
 export type { Database } from './storage/sqlite/database.js';
+export { SqliteChangeFeed } from './storage/sqlite/change-feed.js';
 export type {
   Storage,
   StorageTx,
   StorageBackend,
+  StorageLock,
+  TransactionOptions,
+  RowLock,
+  UserStore,
+  ApiKeyStore,
+  SessionStore,
+  BruteForceStore,
+  SettingsStore,
+  ModelStore,
+  ModelFamilyStore,
+  AuditStore,
+  ChangeFeed,
+  Migrator,
+  MigrationStatus,
   UserSource,
   NewUser,
   NewApiKey,
@@ -19,9 +34,19 @@ export type {
   BruteForceEntry,
   BruteForceScope,
   AuditFilter,
+  AuditColumn,
+  AuditAppend,
+  ChainLink,
+  ChainReader,
   ChainAnchor,
   Epochs,
   CacheDomain,
+  UserRecord as StoredUserRecord,
+  ApiKeyRecord as StoredApiKeyRecord,
+  ModelRecord as StoredModelRecord,
+  ModelFamilyRecord as StoredModelFamilyRecord,
+  AuditRecord,
+  StoredAuditRecord,
 } from './storage/port/index.js';
 export { StorageUnavailableError, StorageSchemaError } from './storage/port/index.js';
 export { userFromStore, userOrNull, apiKeyFromStore, apiKeyOrNull, modelRestrictions, type UserRecord, type ApiKeyRecord, type ModelPermission } from './auth/records.js';

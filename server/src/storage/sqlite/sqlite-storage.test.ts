@@ -36,6 +36,7 @@ const key = (id: string, userId: string): NewApiKey => ({
   expiresAt: null,
   modelRestrictions: [{ type: 'model_type', value: 'LLM' }],
   permissions: ['models:read'],
+  rateLimit: { maxFailures: null, windowSeconds: null, banSeconds: null },
   now: 1,
 });
 

@@ -11,7 +11,20 @@
  * feed ({@link SqliteChangeFeed}).
  */
 import { performance } from 'node:perf_hooks';
-import type { Storage, StorageTx, TransactionOptions } from '../port/index.js';
+import type {
+  ApiKeyStore,
+  AuditStore,
+  BruteForceStore,
+  ModelFamilyStore,
+  ModelStore,
+  OidcStore,
+  SessionStore,
+  SettingsStore,
+  Storage,
+  StorageTx,
+  TransactionOptions,
+  UserStore,
+} from '../port/index.js';
 import { SqliteApiKeyStore } from './api-keys-store.js';
 import { SqliteAuditStore } from './audit-store.js';
 import { SqliteBruteForceStore } from './brute-force-store.js';
@@ -58,15 +71,16 @@ function stores(connections: Connections, path: string | null) {
 /** Everything svc keeps, in one SQLite file. */
 export class SqliteStorage implements Storage {
   readonly backend = 'sqlite' as const;
-  readonly users: SqliteUserStore;
-  readonly keys: SqliteApiKeyStore;
-  readonly sessions: SqliteSessionStore;
-  readonly bruteForce: SqliteBruteForceStore;
-  readonly settings: SqliteSettingsStore;
-  readonly models: SqliteModelStore;
-  readonly families: SqliteModelFamilyStore;
-  readonly oidc: SqliteOidcStore;
-  readonly audit: SqliteAuditStore;
+  readonly users: UserStore;
+  readonly keys: ApiKeyStore;
+  readonly sessions: SessionStore;
+  readonly bruteForce: BruteForceStore;
+  readonly settings: SettingsStore;
+  readonly models: ModelStore;
+  readonly families: ModelFamilyStore;
+  readonly oidc: OidcStore;
+  readonly audit: AuditStore;
+  /** Answers synchronously (`data_version`). */
   readonly changes: SqliteChangeFeed;
   readonly #reader: Database;
   readonly #writer: Database;
