@@ -65,7 +65,10 @@ export class Authenticator {
     this.#accessTokens = accessTokens;
     this.#clock = clock;
     storage.changes.onChange((domain) => {
-      if (domain === 'access') this.#dropCaches();
+      if (domain !== 'access') return;
+      // Also forget the epoch, so a lookup that was in flight does not remember what it read before the change.
+      this.#cacheEpoch = Number.NaN;
+      this.#dropCaches();
     });
   }
 

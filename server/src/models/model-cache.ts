@@ -18,7 +18,9 @@ export class ModelCache {
   constructor(storage: Storage) {
     this.#storage = storage;
     storage.changes.onChange((domain) => {
-      if (domain === 'models') this.#cache.clear();
+      if (domain !== 'models') return;
+      this.#epoch = Number.NaN;
+      this.#cache.clear();
     });
   }
 
@@ -28,8 +30,10 @@ export class ModelCache {
     this.#checkEpoch(epochs instanceof Promise ? await epochs : epochs);
     const cached = this.#cache.get(uid);
     if (cached !== undefined) return cached;
+    const epoch = this.#epoch;
     const record = modelFromStore(await this.#storage.models.findByUid(uid));
-    this.#cache.set(uid, record);
+    // Remembered only when no change was reported meanwhile.
+    if (epoch === this.#epoch) this.#cache.set(uid, record);
     return record;
   }
 
