@@ -18,7 +18,7 @@ import { trustedProxyFunction } from './http/client-ip.js';
 import { registerCors } from './http/cors.js';
 import { LogSink } from './observability/log-buffer.js';
 import { systemClock, type Clock } from './runtime/clock.js';
-import { openStorage } from './storage/open-storage.js';
+import { openStorage, storageConfigOf } from './storage/open-storage.js';
 import type { Storage } from './storage/port/index.js';
 import { registerWebUi, type UiNotFoundPage } from './ui/web-ui.js';
 
@@ -59,7 +59,7 @@ export interface AppOptions {
  */
 export async function buildApp(config: ServerConfig, options: AppOptions = {}): Promise<FastifyInstance> {
   const clock = options.clock ?? systemClock;
-  const storage = await openStorage({ kind: 'sqlite', path: config.databasePath }, { strictTransactions: options.strictStorageTransactions === true });
+  const storage = await openStorage(storageConfigOf(config), { strictTransactions: options.strictStorageTransactions === true });
   const echo = options.logger !== undefined && options.logger !== false;
   const logSink = new LogSink({ echo: echo ? process.stdout : null });
   const level = typeof options.logger === 'object' ? (options.logger.level ?? 'info') : 'info';

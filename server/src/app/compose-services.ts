@@ -51,14 +51,18 @@ export interface ComposedServices extends Services {
  */
 export async function composeServices(config: ServerConfig, storage: Storage, clock: Clock, options: CompositionOptions): Promise<ComposedServices> {
   const { logSink } = options;
-  const jwtSecret = resolveSecret(config.jwtSecret, { label: 'JWT signing secret', mayGenerate: true });
+  // Every host of a PostgreSQL deployment must hold the same secrets: they are given, never generated (docs/deployment.md).
+  const shared = storage.backend === 'postgres';
+  const sharedReason = 'svc on PostgreSQL (SVC_DATABASE_URL) never generates secrets, because every host must use the same ones; set SVC_AUTH_JWT_SECRET_KEY and SVC_AUTH_ENCRYPTION_KEY to the same values on every host';
+  const jwtSecret = resolveSecret(config.jwtSecret, { label: 'JWT signing secret', mayGenerate: !shared, missingReason: sharedReason });
   const storedKeys = await storage.keys.count();
   const encryptionSecret = resolveSecret(config.encryptionKey, {
     label: 'API key encryption key',
-    mayGenerate: storedKeys === 0,
-    missingReason:
-      `${storedKeys} API keys are stored encrypted with it. Restore the file, or set SVC_AUTH_ENCRYPTION_KEY to a new key ` +
-      '(existing keys keep authenticating but can no longer be revealed)',
+    mayGenerate: !shared && storedKeys === 0,
+    missingReason: shared
+      ? sharedReason
+      : `${storedKeys} API keys are stored encrypted with it. Restore the file, or set SVC_AUTH_ENCRYPTION_KEY to a new key ` +
+        '(existing keys keep authenticating but can no longer be revealed)',
   });
   if (jwtSecret === encryptionSecret) {
     throw new ConfigError('the JWT signing secret and the API key encryption key must differ');

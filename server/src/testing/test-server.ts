@@ -11,7 +11,9 @@ import { buildApp } from '../app.js';
 import { loadConfig, type ServerConfig } from '../config.js';
 import { ResponseValidator } from '../contract/response-validator.js';
 import type { Clock } from '../runtime/clock.js';
+import { storageConfigOf } from '../storage/open-storage.js';
 import { seedSecuritySettings, type TestSecuritySettings } from './security-settings.js';
+import { backendEnvironment } from './test-storage.js';
 
 /** A response as the test client sees it. */
 export interface TestResponse<Body = any> {
@@ -103,8 +105,9 @@ export async function startTestServer(
   } = {},
 ): Promise<TestServer> {
   const home = options.home ?? (await mkdtemp(join(tmpdir(), 'svc-test-')));
-  const config: ServerConfig = { ...loadConfig({ SVC_HOME: home, ...options.env }), ...options.config };
-  await seedSecuritySettings(config.databasePath, options.securitySettings);
+  const backend = await backendEnvironment(home, options.env);
+  const config: ServerConfig = { ...loadConfig({ SVC_HOME: home, ...backend, ...options.env }), ...options.config };
+  await seedSecuritySettings(storageConfigOf(config), options.securitySettings);
   const app = await buildApp(config, { withoutAuditForBenchmark: options.withoutAudit === true, strictStorageTransactions: true, ...(options.clock === undefined ? {} : { clock: options.clock }) });
   const address = await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const client = contractClient(address);
