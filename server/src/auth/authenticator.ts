@@ -103,7 +103,13 @@ export class Authenticator {
         : new ApiError('invalid_token', 'Invalid access token');
     }
     const refreshed = this.#refreshCaches();
-    if (refreshed !== null) return refreshed.then(() => this.#principalForClaims(claims));
+    // Once: an asynchronous feed (PostgreSQL) answers with a promise every time.
+    if (refreshed !== null) return refreshed.then(() => this.#principalForCurrentClaims(claims));
+    return this.#principalForCurrentClaims(claims);
+  }
+
+  /** {@link #principalForClaims} once the caches are current. */
+  #principalForCurrentClaims(claims: AccessClaims): Principal | Promise<Principal> {
     const user = this.#user(claims.userId);
     if (user instanceof Promise) return user.then((loaded) => this.#jwtPrincipal(claims, loaded));
     return this.#jwtPrincipal(claims, user);
@@ -127,7 +133,13 @@ export class Authenticator {
 
   #keyPrincipal(digest: string): Principal | Promise<Principal> {
     const refreshed = this.#refreshCaches();
-    if (refreshed !== null) return refreshed.then(() => this.#keyPrincipal(digest));
+    // Once: an asynchronous feed (PostgreSQL) answers with a promise every time.
+    if (refreshed !== null) return refreshed.then(() => this.#currentKeyPrincipal(digest));
+    return this.#currentKeyPrincipal(digest);
+  }
+
+  /** {@link #keyPrincipal} once the caches are current. */
+  #currentKeyPrincipal(digest: string): Principal | Promise<Principal> {
     const cached = this.#keys.get(digest);
     if (cached === undefined) return this.#loadKey(digest).then((loaded) => this.#admitKey(loaded));
     return this.#admitKey(cached);
