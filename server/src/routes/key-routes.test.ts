@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import BetterSqlite3 from 'better-sqlite3';
 import { beforeAll, describe, it } from 'vitest';
 import {
   API_KEY_FORMAT,
@@ -14,6 +13,7 @@ import {
   withTestServer,
   type LoggedInUser,
 } from '../testing/index.js';
+import { openStorage, storageConfigOf } from '../storage/open-storage.js';
 
 const EVERY_MODEL = [{ permission_type: 'all', permission_value: null }];
 
@@ -406,14 +406,16 @@ describe('reveal when the stored ciphertext cannot be opened', () => {
     await withTestServer(async (server) => {
       const admin = await setupAdmin(server);
       const key = await createKey(server, admin.accessToken);
-      const db = new BetterSqlite3(server.config.databasePath);
+      // Damaged behind the server's back, through a storage of its own (either backend).
+      const storage = await openStorage(storageConfigOf(server.config));
       try {
-        const stored = db.prepare('SELECT ciphertext FROM api_keys WHERE id = ?').pluck().get(key.id) as Buffer;
-        const damaged = Buffer.from(stored);
+        const stored = await storage.keys.findById(key.id);
+        assert.ok(stored !== null);
+        const damaged = Buffer.from(stored.ciphertext);
         damaged[damaged.length - 1] = (damaged[damaged.length - 1] as number) ^ 0xff;
-        db.prepare('UPDATE api_keys SET ciphertext = ? WHERE id = ?').run(damaged, key.id);
+        await storage.keys.replaceCiphertext(key.id, damaged, stored.encryptionKeyId, Date.now());
       } finally {
-        db.close();
+        await storage.close();
       }
       const response = await server.request('GET', `/v1/admin/keys/${key.id}/reveal`, { token: admin.accessToken });
       assertError(response, 409, 'api_key_undecryptable');
