@@ -16,11 +16,18 @@ export interface AuthOverheadReport {
   authOff: LoadResult;
 }
 
-/** Runs the benchmark: `rounds` alternating rounds of `seconds` per scenario. */
-export async function benchmarkAuthOverhead(options: { seconds: number; rounds: number }): Promise<AuthOverheadReport> {
+/** The variables that give a benchmark server its database: none for SQLite under its home. */
+export type DatabaseEnvironment = () => Promise<Record<string, string>>;
+
+/**
+ * Runs the benchmark: `rounds` alternating rounds of `seconds` per scenario. `database` gives each
+ * of the two servers its own database (PostgreSQL: `SVC_DATABASE_URL` and the secrets); default SQLite.
+ */
+export async function benchmarkAuthOverhead(options: { seconds: number; rounds: number; database?: DatabaseEnvironment }): Promise<AuthOverheadReport> {
+  const database = options.database ?? (async () => ({}));
   const homes = [await mkdtemp(join(tmpdir(), 'svc-bench-')), await mkdtemp(join(tmpdir(), 'svc-bench-'))];
-  const authOn = await startServerProcess({ SVC_HOME: homes[0] as string });
-  const authOff = await startServerProcess({ SVC_HOME: homes[1] as string, SVC_AUTH_ADVANCED: 'false' });
+  const authOn = await startServerProcess({ SVC_HOME: homes[0] as string, ...(await database()) });
+  const authOff = await startServerProcess({ SVC_HOME: homes[1] as string, SVC_AUTH_ADVANCED: 'false', ...(await database()) });
   try {
     const client = contractClient(authOn.baseUrl);
     const admin = await setupAdmin(client);
@@ -40,7 +47,8 @@ export async function benchmarkAuthOverhead(options: { seconds: number; rounds: 
   }
 }
 
-function pidOf(server: ServerProcess): number {
+/** The process id of a benchmark server (for its CPU time). */
+export function pidOf(server: ServerProcess): number {
   const pid = server.child.pid;
   if (pid === undefined) throw new Error('server process has no pid');
   return pid;

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiKeyDigest, apiKeyShape, generateApiKey, openStorage, type Storage } from '@svc/server/internals';
+import { apiKeyDigest, apiKeyShape, generateApiKey, openStorage, type Storage, type StorageConfig } from '@svc/server/internals';
 
 /** Nanoseconds per uncached verification at each table size. */
 export interface KeyLookupReport {
@@ -58,10 +58,10 @@ async function timeVerification(storage: Storage, keys: readonly string[]): Prom
   return elapsed / SAMPLE;
 }
 
-/** Runs the comparison at 100 and `largeCount` keys. */
-export async function benchmarkKeyLookup(largeCount = 1_000_000): Promise<KeyLookupReport> {
+/** Runs the comparison at 100 and `largeCount` keys, in a SQLite file of its own or in the database `where` names. */
+export async function benchmarkKeyLookup(largeCount = 1_000_000, where?: StorageConfig): Promise<KeyLookupReport> {
   const home = await mkdtemp(join(tmpdir(), 'svc-bench-keys-'));
-  const storage = await openStorage({ kind: 'sqlite', path: join(home, 'auth.db') });
+  const storage = await openStorage(where ?? { kind: 'sqlite', path: join(home, 'auth.db') });
   try {
     const userId = randomUUID();
     await storage.users.create({ id: userId, username: 'bench', passwordHash: 'x', source: 'local', permissions: [], mustChangePassword: false, now: Date.now() });
