@@ -64,6 +64,8 @@ const ERROR_BODY_DISCARD_LIMIT = 16 * 1024;
 const BODY_LIMIT = 64 * 1024 * 1024;
 /** How long an idle upstream connection is kept. */
 const IDLE_CONNECTION_MS = 30_000;
+/** How many checked upstream URLs are remembered (three paths per model). */
+const CHECKED_URLS_KEPT = 1024;
 /** The longest wait for a connection to be established. */
 const MAX_CONNECT_TIMEOUT_MS = 10_000;
 
@@ -86,6 +88,8 @@ export class UpstreamEngine {
   readonly #connectTimeoutMs: number;
   readonly #connections: UpstreamConnections;
   readonly #policy: UpstreamPolicy;
+  /** URLs already checked against the policy (never mutated once stored). */
+  readonly #checkedUrls = new Map<string, URL>();
 
   /**
    * @param timeoutMs - how long the upstream may take to start answering, or between two chunks.
@@ -100,10 +104,7 @@ export class UpstreamEngine {
 
   /** Sends the call and resolves to the upstream's success answer. */
   async call(call: UpstreamCall): Promise<UpstreamReply> {
-    const url = new URL(call.baseUrl + call.path);
-    // An address literal is never looked up, so it is checked here (a stored URL may predate the policy).
-    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    if (url.username !== '' || url.password !== '' || !this.#policy.hostMayBeCalled(host)) throw notAllowed();
+    const url = this.#target(call.baseUrl + call.path);
     const payload = Buffer.from(JSON.stringify(call.body));
     const headers: Record<string, string | number> = {
       'content-type': 'application/json',
@@ -132,6 +133,22 @@ export class UpstreamEngine {
       throw this.#failure(exchange.timedOut() ? new UpstreamTimeout('answer') : error, url);
     }
     return { kind: 'stream', status, contentType, stream: this.#passThrough(exchange) };
+  }
+
+  /**
+   * The URL to call, checked against the policy: an address literal is never looked up, so it is
+   * checked here (a stored URL may predate the policy). The policy never changes during the
+   * engine's life, so each URL is parsed and checked once.
+   */
+  #target(text: string): URL {
+    const known = this.#checkedUrls.get(text);
+    if (known !== undefined) return known;
+    const url = new URL(text);
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    if (url.username !== '' || url.password !== '' || !this.#policy.hostMayBeCalled(host)) throw notAllowed();
+    if (this.#checkedUrls.size >= CHECKED_URLS_KEPT) this.#checkedUrls.clear();
+    this.#checkedUrls.set(text, url);
+    return url;
   }
 
   /** Counters of the upstream connections (opened, open, reused, held for the idle check, …). */
