@@ -9,7 +9,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { PassThrough, type Readable } from 'node:stream';
 import { ApiError, errorBody } from '../errors.js';
@@ -69,6 +69,13 @@ const CHECKED_URLS_KEPT = 1024;
 /** The longest wait for a connection to be established. */
 const MAX_CONNECT_TIMEOUT_MS = 10_000;
 
+/** A checked upstream URL and how to call it. */
+interface Target {
+  url: URL;
+  send: (options: RequestOptions) => ClientRequest;
+  options: RequestOptions;
+}
+
 /** A response whose headers are in, and whether svc ended it for silence. */
 interface Exchange {
   response: IncomingMessage;
@@ -88,8 +95,8 @@ export class UpstreamEngine {
   readonly #connectTimeoutMs: number;
   readonly #connections: UpstreamConnections;
   readonly #policy: UpstreamPolicy;
-  /** URLs already checked against the policy (never mutated once stored). */
-  readonly #checkedUrls = new Map<string, URL>();
+  /** URLs already checked against the policy, with their request options (never mutated once stored). */
+  readonly #checkedUrls = new Map<string, Target>();
 
   /**
    * @param timeoutMs - how long the upstream may take to start answering, or between two chunks.
@@ -104,7 +111,8 @@ export class UpstreamEngine {
 
   /** Sends the call and resolves to the upstream's success answer. */
   async call(call: UpstreamCall): Promise<UpstreamReply> {
-    const url = this.#target(call.baseUrl + call.path);
+    const target = this.#target(call.baseUrl + call.path);
+    const { url } = target;
     const payload = Buffer.from(JSON.stringify(call.body));
     const headers: Record<string, string | number> = {
       'content-type': 'application/json',
@@ -114,7 +122,7 @@ export class UpstreamEngine {
     if (call.apiKey !== null) headers['authorization'] = `Bearer ${call.apiKey}`;
     let exchange: Exchange;
     try {
-      exchange = await this.#send(url, headers, payload, call.signal);
+      exchange = await this.#send(target, headers, payload, call.signal);
     } catch (error) {
       throw this.#failure(error, url);
     }
@@ -140,15 +148,18 @@ export class UpstreamEngine {
    * checked here (a stored URL may predate the policy). The policy never changes during the
    * engine's life, so each URL is parsed and checked once.
    */
-  #target(text: string): URL {
+  #target(text: string): Target {
     const known = this.#checkedUrls.get(text);
     if (known !== undefined) return known;
     const url = new URL(text);
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     if (url.username !== '' || url.password !== '' || !this.#policy.hostMayBeCalled(host)) throw notAllowed();
+    const options: RequestOptions = { protocol: url.protocol, hostname: host, path: url.pathname, method: 'POST', agent: this.#connections.agentFor(url) };
+    if (url.port !== '') options.port = Number(url.port);
+    const target: Target = { url, send: url.protocol === 'https:' ? httpsRequest : httpRequest, options };
     if (this.#checkedUrls.size >= CHECKED_URLS_KEPT) this.#checkedUrls.clear();
-    this.#checkedUrls.set(text, url);
-    return url;
+    this.#checkedUrls.set(text, target);
+    return target;
   }
 
   /** Counters of the upstream connections (opened, open, reused, held for the idle check, …). */
@@ -162,16 +173,10 @@ export class UpstreamEngine {
   }
 
   /** Writes the request and resolves to the response once its headers are in. */
-  #send(url: URL, headers: Record<string, string | number>, payload: Buffer, signal: AbortSignal | undefined): Promise<Exchange> {
+  #send({ url, send, options }: Target, headers: Record<string, string | number>, payload: Buffer, signal: AbortSignal | undefined): Promise<Exchange> {
     let timedOut = false;
     return new Promise((resolve, reject) => {
-      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const request: ClientRequest = send(url, {
-        method: 'POST',
-        headers,
-        agent: this.#connections.agentFor(url),
-        ...(signal === undefined ? {} : { signal }),
-      });
+      const request: ClientRequest = send(signal === undefined ? { ...options, headers } : { ...options, headers, signal });
       this.#connections.track(request);
       request.once('error', reject);
       // One time-out for the whole exchange: no answer, or no next chunk, within timeoutMs.
@@ -279,8 +284,15 @@ function readLimited(body: Readable, limit: number): Promise<Buffer> {
       body.destroy();
       reject(new ApiError('upstream_error', `The upstream model server's answer exceeds ${limit} bytes`));
     });
-    body.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    let ended = false;
+    body.once('end', () => {
+      ended = true;
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+    });
     body.once('error', reject);
-    body.once('close', () => reject(new ApiError('upstream_error', 'The upstream model server broke off its answer')));
+    // Closed without an end or an error: the error is built only then (it captures a stack).
+    body.once('close', () => {
+      if (!ended) reject(new ApiError('upstream_error', 'The upstream model server broke off its answer'));
+    });
   });
 }
