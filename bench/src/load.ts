@@ -1,7 +1,8 @@
 /**
  * Drives load at one URL with autocannon and measures, at the same time, the CPU the server process
  * spent (from /proc), so a result says both how many requests per second were served and how much
- * server CPU each one cost.
+ * server CPU each one cost, and the latency of the answers under that load (to the microsecond:
+ * autocannon's own histogram keeps whole milliseconds).
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -14,6 +15,9 @@ export interface LoadResult {
   total: number;
   non2xx: number;
   errors: number;
+  /** Latency of the 2xx answers under this load, in microseconds. */
+  latencyP50Micros: number;
+  latencyP99Micros: number;
 }
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
@@ -23,6 +27,12 @@ function cpuTicks(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(fields[11]) + Number(fields[12]);
+}
+
+/** The `q` quantile of sorted `values` (NaN when empty). */
+export function percentile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 }
 
 /** A request other than a plain GET. */
@@ -36,15 +46,24 @@ export interface RequestShape {
 export async function measure(url: string, headers: Record<string, string>, pid: number, seconds: number, connections = 32, request?: RequestShape): Promise<LoadResult> {
   const before = cpuTicks(pid);
   const shape = request === undefined ? {} : { method: request.method, body: request.body, headers: { ...headers, 'content-type': 'application/json' } };
-  const result = await autocannon({ url, headers, connections, duration: seconds, pipelining: 1, ...shape });
+  // Without a callback autocannon answers its tracker, an event emitter that is also the result's promise.
+  const run = autocannon({ url, headers, connections, duration: seconds, pipelining: 1, ...shape }) as unknown as Promise<autocannon.Result> & NodeJS.EventEmitter;
+  const latencies: number[] = [];
+  run.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
+    if (statusCode >= 200 && statusCode < 300) latencies.push(responseTimeMs * 1000);
+  });
+  const result = await run;
   const cpuSeconds = (cpuTicks(pid) - before) / CLOCK_TICKS_PER_SECOND;
   const total = result.requests.total;
+  latencies.sort((x, y) => x - y);
   return {
     requestsPerSecond: total / seconds,
     serverCpuMicrosPerRequest: total === 0 ? Number.NaN : (cpuSeconds * 1e6) / total,
     total,
     non2xx: result.non2xx,
     errors: result.errors,
+    latencyP50Micros: percentile(latencies, 0.5),
+    latencyP99Micros: percentile(latencies, 0.99),
   };
 }
 
