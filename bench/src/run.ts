@@ -13,6 +13,7 @@ import { benchmarkAuditSearch } from './audit-search.js';
 import { benchmarkAuthOverhead } from './auth-overhead.js';
 import { measureBundleSize } from './bundle-size.js';
 import { benchmarkKeyLookup } from './key-lookup-scaling.js';
+import { benchmarkPostgres } from './postgres.js';
 import { formatResultsTable, recordedResults, recordResult, writeResults } from './results.js';
 import { benchmarkSdkOverhead } from './sdk-overhead.js';
 import { benchmarkUpstreamOverhead } from './upstream-overhead.js';
@@ -132,6 +133,23 @@ async function upstreamOverhead(): Promise<void> {
   }
 }
 
+async function postgres(): Promise<void> {
+  const largeKeyCount = Number(process.env['SVC_BENCH_KEYS'] ?? 1_000_000);
+  console.log(`\nPostgreSQL (a local server started for the run): GET /v1/auth/me with every svc on PostgreSQL, ${rounds} alternating rounds of ${seconds} s; key verification at 100 vs ${format(largeKeyCount)} keys; three processes on one database vs one`);
+  const report = await benchmarkPostgres({ seconds, rounds, keys: largeKeyCount });
+  const { auth, keys, scaleOut } = report;
+  for (const [name, result] of [['(a) JWT', auth.jwt], ['(b) API key', auth.apiKey], ['(c) auth off', auth.authOff]] as const) {
+    console.log(`${name.padEnd(14)} ${format(result.requestsPerSecond).padStart(7)} req/s   ${format(result.serverCpuMicrosPerRequest, 1).padStart(8)} server CPU µs/req`);
+  }
+  console.log(`throughput a/c = ${ratio(auth.jwt.requestsPerSecond, auth.authOff.requestsPerSecond)}, b/c = ${ratio(auth.apiKey.requestsPerSecond, auth.authOff.requestsPerSecond)}   (goal >= 0.9)`);
+  console.log(`key verification: ${format(keys.small.nanosPerVerification / 1000, 1)} µs at ${format(keys.small.keys)} keys, ${format(keys.large.nanosPerVerification / 1000, 1)} µs at ${format(keys.large.keys)}: ratio ${ratio(keys.large.nanosPerVerification, keys.small.nanosPerVerification)}   (goal <= 1.2)`);
+  console.log(`one process ${format(scaleOut.oneProcess.requestsPerSecond)} req/s; three processes ${format(scaleOut.threeProcesses.requestsPerSecond)} req/s in all (${scaleOut.threeProcesses.perProcess.map((result) => format(result.requestsPerSecond)).join(' + ')})`);
+  recordResult('PostgreSQL: JWT vs authentication off, throughput (audit on)', auth.jwt.requestsPerSecond / auth.authOff.requestsPerSecond, ['>=', 0.9]);
+  recordResult('PostgreSQL: API key vs authentication off, throughput (audit on)', auth.apiKey.requestsPerSecond / auth.authOff.requestsPerSecond, ['>=', 0.9]);
+  recordResult(`PostgreSQL: key verification, ${format(keys.large.keys)} keys vs ${format(keys.small.keys)}, cost`, keys.large.nanosPerVerification / keys.small.nanosPerVerification, ['<=', 1.2]);
+  recordResult('PostgreSQL: three processes vs one, throughput (2 cores)', scaleOut.threeProcesses.requestsPerSecond / scaleOut.oneProcess.requestsPerSecond, null);
+}
+
 /** Every benchmark by the name that selects it, in the order a full run takes them. */
 const benchmarks = {
   auth: authOverhead,
@@ -141,6 +159,7 @@ const benchmarks = {
   sdk: sdkOverhead,
   bundle: bundleSize,
   upstream: upstreamOverhead,
+  postgres,
 } as const satisfies Record<string, () => Promise<void>>;
 
 type BenchmarkName = keyof typeof benchmarks;
