@@ -93,7 +93,7 @@ export class SqliteStorage implements Storage {
     this.#reader = reader;
     this.#writer = writer;
     this.#guard = guard;
-    this.changes = new SqliteChangeFeed(reader, { sharedConnection: reader === writer });
+    this.changes = new SqliteChangeFeed(reader);
     this.#mutex = new WriterMutex(() => this.changes.noteOwnCommit());
     const root = stores({ read: reader, write: writer, gate: this.#mutex }, path);
     this.users = root.users;
@@ -133,7 +133,8 @@ export class SqliteStorage implements Storage {
       // A migrated copy lives in memory: one connection serves reads and writes.
       return db === null ? null : new SqliteStorage(db, db, db.memory ? null : path, guard);
     }
-    const writer = openDatabase(path);
+    // The writer never sleeps in SQLite for a lock: its writes wait on timers (busy-retry.ts).
+    const writer = openDatabase(path, { busyTimeoutMs: 0 });
     let reader: Database | undefined;
     try {
       reader = openDatabase(path);
@@ -148,11 +149,9 @@ export class SqliteStorage implements Storage {
   async transaction<T>(work: (tx: StorageTx) => Promise<T>, _options?: TransactionOptions): Promise<T> {
     await this.#mutex.acquire();
     try {
-      try {
-        this.#writer.exec('BEGIN IMMEDIATE');
-      } catch (error) {
-        throw toStorageError(error);
-      }
+      // Another process may hold the file's write lock: wait for it on timers, never in SQLite.
+      const locking = this.#mutex.lockFile(() => this.#writer.exec('BEGIN IMMEDIATE'));
+      if (locking !== undefined) await locking;
       const opened = { overran: false };
       this.#openTransaction = opened;
       const began = performance.now();
