@@ -36,11 +36,16 @@ const domains: readonly CacheDomain[] = ['access', 'bans', 'models'];
 export interface ChangeFeedCounters {
   /** `data_version` readings. */
   dataVersionReads: number;
+  /** Readings of `data_version` that found it moved (each one dropped every cache before migration 016). */
+  dataVersionChanges: number;
   /** `cache_epochs` readings (each after `data_version` moved, or after an own commit). */
   epochReads: number;
   /** Domain changes reported, summed over domains. */
   domainChanges: number;
 }
+
+/** The {@link ChangeFeedCounters} of every SQLite feed of this process, summed (measurements only). */
+export const changeFeedTotals: ChangeFeedCounters = { dataVersionReads: 0, dataVersionChanges: 0, epochReads: 0, domainChanges: 0 };
 
 /**
  * Commits made so far by every SQLite writer of this process. A reading is reused only while this
@@ -54,7 +59,7 @@ let commitsInThisProcess = 0;
 export class SqliteChangeFeed implements ChangeFeed {
   readonly listening = true;
   /** Readings taken so far (see {@link ChangeFeedCounters}). */
-  readonly counters: ChangeFeedCounters = { dataVersionReads: 0, epochReads: 0, domainChanges: 0 };
+  readonly counters: ChangeFeedCounters = { dataVersionReads: 0, dataVersionChanges: 0, epochReads: 0, domainChanges: 0 };
   readonly #readDataVersion: () => number;
   readonly #readEpochs: () => Epochs;
   readonly #monotonicNow: () => number;
@@ -81,11 +86,13 @@ export class SqliteChangeFeed implements ChangeFeed {
     const dataVersion = reader.prepare('PRAGMA data_version').pluck();
     this.#readDataVersion = () => {
       this.counters.dataVersionReads += 1;
+      changeFeedTotals.dataVersionReads += 1;
       return dataVersion.get() as number;
     };
     const epochs = reader.prepare<[], { domain: CacheDomain; epoch: number }>('SELECT domain, epoch FROM cache_epochs');
     this.#readEpochs = () => {
       this.counters.epochReads += 1;
+      changeFeedTotals.epochReads += 1;
       const read = { access: 0, bans: 0, models: 0 };
       for (const row of epochs.all()) read[row.domain] = row.epoch;
       return read;
@@ -106,6 +113,8 @@ export class SqliteChangeFeed implements ChangeFeed {
     // Read first: a reading that failed (the database cannot be used) must not be reused as fresh.
     const dataVersion = attemptSync(this.#readDataVersion);
     if (dataVersion !== this.#dataVersion) {
+      this.counters.dataVersionChanges += 1;
+      changeFeedTotals.dataVersionChanges += 1;
       this.#epochs = this.#compare(attemptSync(this.#readEpochs), this.#epochs).epochs;
       this.#dataVersion = dataVersion;
     }
@@ -148,6 +157,7 @@ export class SqliteChangeFeed implements ChangeFeed {
   #compare(read: Epochs, known: Epochs): { epochs: Epochs; changed: CacheDomain[] } {
     const changed = domains.filter((domain) => read[domain] !== known[domain]);
     this.counters.domainChanges += changed.length;
+    changeFeedTotals.domainChanges += changed.length;
     return { epochs: changed.length === 0 ? known : read, changed };
   }
 }

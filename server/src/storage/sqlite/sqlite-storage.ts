@@ -7,8 +7,9 @@
  * check-then-write atomic across processes, so the port's lock options need nothing here. Their work
  * is async, but every store call resolves in microtasks, so a correct transaction finishes within the
  * macrotask that began it; a guard scheduled with `setImmediate` reports one that awaited something
- * else (it would hold the writer while unrelated I/O runs). The reader's `data_version` is the change
- * feed ({@link SqliteChangeFeed}).
+ * else (it would hold the writer while unrelated I/O runs). The writer never sleeps in SQLite for
+ * another process's lock (`busy_timeout = 0`): the mutex retries on timers (busy-retry.ts). The
+ * reader's `data_version` and the `cache_epochs` table are the change feed ({@link SqliteChangeFeed}).
  */
 import { performance } from 'node:perf_hooks';
 import type {
@@ -80,7 +81,7 @@ export class SqliteStorage implements Storage {
   readonly families: ModelFamilyStore;
   readonly oidc: OidcStore;
   readonly audit: AuditStore;
-  /** Answers synchronously (`data_version`). */
+  /** Answers synchronously (`data_version`, then the cache epochs when it moved). */
   readonly changes: SqliteChangeFeed;
   readonly #reader: Database;
   readonly #writer: Database;
