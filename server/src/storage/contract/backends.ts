@@ -3,18 +3,20 @@
  * test in this folder is written against the port (`Storage`) alone and runs once per factory with
  * `describe.each(storageBackends)`, so both adapters are held to the same behaviour.
  *
- * Adding the SQLite adapter (part A of issue 12) after the merge: write a `sqliteBackend` beside
- * `postgresBackend` whose `open()` makes a temporary directory and opens `<dir>/auth.db` with the
- * SQLite adapter's open function, whose `another()` opens the same file again (a second process on
- * one host), and whose `destroy()` closes both and removes the directory; then list it in
- * {@link storageBackends}. Nothing else in the suite changes. The fault tests of
+ * SQLite's `another()` opens the same file again: another process on one host, with connections of
+ * its own (several `SqliteStorage` in one process behave as several processes: their writes wait for
+ * each other's file lock on timers, never blocking the event loop). The fault tests of
  * `change-feed.test.ts` are PostgreSQL's own (a LISTEN connection to kill, a server to stop) and
  * keep using {@link startPostgresFaultBackend}.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startLocalPostgresCluster, type PostgresCluster } from '../../testing/postgres-cluster.js';
 import { createTestDatabase } from '../../testing/postgres-database.js';
 import type { Storage } from '../port/index.js';
 import { openPostgresStorage } from '../postgres/postgres-storage.js';
+import { SqliteStorage } from '../sqlite/sqlite-storage.js';
 
 /** One database for one test, reachable through several `Storage` instances (several hosts). */
 export interface StorageUnderTest {
@@ -55,8 +57,32 @@ export const postgresBackend: StorageBackend = {
   },
 };
 
+/** SQLite: a file of its own in a temporary directory; a transaction that awaits anything else fails. */
+export const sqliteBackend: StorageBackend = {
+  name: 'sqlite',
+  async open() {
+    const directory = await mkdtemp(join(tmpdir(), 'svc-storage-contract-'));
+    const path = join(directory, 'auth.db');
+    const opened: Storage[] = [];
+    const open = async (): Promise<Storage> => {
+      const storage = SqliteStorage.open(path, { transactionGuard: 'throw' });
+      opened.push(storage);
+      return storage;
+    };
+    const storage = await open();
+    return {
+      storage,
+      another: open,
+      async destroy() {
+        for (const each of opened) await each.close();
+        await rm(directory, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
 /** Every backend the suite runs against. */
-export const storageBackends: readonly StorageBackend[] = [postgresBackend];
+export const storageBackends: readonly StorageBackend[] = [sqliteBackend, postgresBackend];
 
 /** A PostgreSQL server of the test's own, so the test may stop and start it. */
 export interface PostgresFaultBackend extends StorageUnderTest {

@@ -45,6 +45,29 @@ describe.each(storageBackends)('storage contract ($name): change feed', (backend
     assert.deepEqual(await domainsChangedBy(other, () => writer.transaction(async (tx) => tx.users.setEnabled(user.id, false, NOW))), ['access']);
   });
 
+  it('moves exactly the domain of a delete, a cascade, a re-encryption and a ban that changes or is lifted', async () => {
+    const writer = under.storage;
+    const user = newUser();
+    await writer.users.create(user);
+    const key = newKey(user.id);
+    await writer.keys.create(key);
+    assert.deepEqual(await domainsChangedBy(other, () => writer.keys.replaceCiphertext(key.id, Buffer.from('re-encrypted'), 'fingerprint-2', NOW)), ['access']);
+    assert.deepEqual(await domainsChangedBy(other, () => writer.keys.delete(key.id)), ['access']);
+    const owned = newUser();
+    await writer.users.create(owned);
+    await writer.keys.create(newKey(owned.id));
+    assert.deepEqual(await domainsChangedBy(other, () => writer.users.delete(owned.id)), ['access'], 'the account and, cascaded, its key');
+    const counter = newCounter();
+    await writer.bruteForce.save({ ...counter, failures: 3 });
+    assert.deepEqual(await domainsChangedBy(other, () => writer.bruteForce.save({ ...counter, failures: 4, bannedUntil: NOW + 1000 })), ['bans'], 'a ban starts');
+    assert.deepEqual(await domainsChangedBy(other, () => writer.bruteForce.save({ ...counter, failures: 4, bannedUntil: NOW + 5000 })), ['bans'], 'a ban is extended');
+    assert.deepEqual(await domainsChangedBy(other, () => writer.bruteForce.save({ ...counter, failures: 5, bannedUntil: NOW + 5000 })), [], 'only the count moved');
+    assert.deepEqual(await domainsChangedBy(other, () => writer.bruteForce.deleteActiveBans('ip', NOW)), ['bans'], 'a ban is lifted');
+    const model = newModel();
+    await writer.models.insert(model);
+    assert.deepEqual(await domainsChangedBy(other, () => writer.models.delete(model.uid)), ['models']);
+  });
+
   it('is not moved by writes no cache depends on, nor by a rolled-back transaction', async () => {
     const user = newUser();
     await under.storage.users.create(user);

@@ -5,8 +5,8 @@ import { describe, it } from 'vitest';
 import { createTestDatabase } from '../../testing/postgres-database.js';
 import { migrations } from './index.js';
 
-/** Tables only PostgreSQL has: the migration ledger, the audit chain head, the cache epochs. */
-const postgresOnly = new Set(['schema_migrations', 'audit_chain_head', 'cache_epochs']);
+/** Tables only PostgreSQL has: the migration ledger, the audit chain head. */
+const postgresOnly = new Set(['schema_migrations', 'audit_chain_head']);
 
 function sqliteColumns(): Map<string, string[]> {
   const db = new BetterSqlite3(':memory:');

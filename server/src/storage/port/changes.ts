@@ -14,7 +14,7 @@ export interface Epochs {
 export interface ChangeFeed {
   /**
    * Epochs reflecting every commit that completed before this call began. Compare with `!==` (a
-   * restored database may go backwards). SQLite answers synchronously (`data_version`); PostgreSQL
+   * restored database may go backwards). SQLite answers synchronously (`data_version`, then the epochs); PostgreSQL
    * with a coalesced read started after the call. Rejects with `StorageUnavailableError` when it
    * cannot tell: callers fail closed.
    */

@@ -43,6 +43,11 @@ function whereClause(filter: AuditFilter): { sql: string; parameters: unknown[] 
   for (const [name, column] of Object.entries(substringColumns)) {
     const value = filter[name as keyof typeof substringColumns];
     if (value === undefined || value === '') continue;
+    // SQLite's LIKE reads its pattern up to the first NUL ('a\0' would match like 'a'); text holding NUL is never stored.
+    if (value.includes('\u0000')) {
+      conditions.push('0');
+      continue;
+    }
     conditions.push(`${column} LIKE ? ESCAPE '\\'`);
     parameters.push(escapeLike(value));
   }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
+import { newAuditRecord } from '../contract/fixtures.js';
 import { MAX_READING_AGE_MS, SqliteChangeFeed } from './change-feed.js';
 import { openDatabase, type Database } from './database.js';
 import { SqliteStorage } from './sqlite-storage.js';
@@ -27,18 +28,62 @@ describe('SqliteChangeFeed', () => {
     await rm(home, { recursive: true, force: true });
   });
 
-  it("changes the epochs at once, within the same turn, for the storage's own committed writes", async () => {
+  it("changes the epochs of the domains it touched at once, within the same turn, for the storage's own committed writes", async () => {
     const storage = SqliteStorage.open(join(home, 'auth.db'));
     try {
       const heard: string[] = [];
       storage.changes.onChange((domain) => heard.push(domain));
       const before = storage.changes.current();
-      await storage.settings.write('{}', 1);
+      await storage.users.setEnabled('u', false, 1);
       const after = storage.changes.current();
       assert.notEqual(after.access, before.access);
-      assert.notEqual(after.bans, before.bans);
-      assert.notEqual(after.models, before.models);
-      assert.deepEqual(heard, ['access', 'bans', 'models']);
+      assert.equal(after.bans, before.bans);
+      assert.equal(after.models, before.models);
+      assert.deepEqual(heard, ['access']);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('is moved neither by writes no cache depends on nor by audit appends and key touches, nor tells its listeners of them', async () => {
+    const storage = SqliteStorage.open(join(home, 'auth.db'));
+    try {
+      await storage.keys.create({
+        id: 'touched',
+        userId: 'u',
+        digest: Buffer.alloc(32, 7),
+        keyPrefix: 'sk-svc-touc',
+        ciphertext: Buffer.from('c'),
+        encryptionKeyId: 'k1',
+        name: 'touched',
+        description: null,
+        expiresAt: null,
+        modelRestrictions: [{ type: 'all', value: null }],
+        permissions: null,
+        rateLimit: { maxFailures: null, windowSeconds: null, banSeconds: null },
+        now: 1,
+      });
+      const heard: string[] = [];
+      storage.changes.onChange((domain) => heard.push(domain));
+      const observer = new SqliteChangeFeed(otherProcess);
+      const before = observer.current();
+      const ownBefore = storage.changes.current();
+      await storage.keys.touchLastUsed('touched', 5);
+      await storage.settings.write('{}', 1);
+      const chainLink = (previous: string, encoding: string): string => `${previous}/${encoding}`;
+      await storage.audit.append([{ record: newAuditRecord(), encoding: 'own' }], chainLink, 'genesis');
+      // The audit writer thread appends through a connection of its own.
+      const auditWriter = SqliteStorage.open(join(home, 'auth.db'));
+      try {
+        await auditWriter.audit.append([{ record: newAuditRecord(), encoding: 'thread' }], chainLink, 'genesis');
+      } finally {
+        await auditWriter.close();
+      }
+      await nextTurn();
+      assert.deepEqual(observer.current(), before, 'another connection saw no domain move');
+      assert.deepEqual(storage.changes.current(), ownBefore, 'the writing storage saw no domain move');
+      assert.deepEqual(heard, []);
+      assert.ok(storage.changes.counters.dataVersionReads > 0);
     } finally {
       await storage.close();
     }

@@ -1,9 +1,17 @@
 /**
- * The SQLite {@link ChangeFeed}: tells the in-process caches when the data behind them may have
- * changed, from `PRAGMA data_version` on the adapter's reader connection. That number changes on
- * every commit made through any other connection to the file: other processes, the audit writer
- * thread, and this process's own writer connection. So every epoch change happens after a commit,
- * and there is no "mark changed" call a write could forget. The three cache domains share one epoch.
+ * The SQLite {@link ChangeFeed}: tells the in-process caches which domains of data behind them
+ * changed. Two readings on the adapter's reader connection:
+ *
+ * - `PRAGMA data_version`, which moves on every commit made through any other connection to the
+ *   file (other processes, the audit writer thread, this process's own writer connection). It is
+ *   cheap and says only *that* something was committed.
+ * - the `cache_epochs` table (migration 016), one counter per domain bumped by triggers in the
+ *   writing transaction, read only when `data_version` moved. It says *which* domains changed, with
+ *   the same rules as PostgreSQL, so an audit append or a `last_used_at` touch moves nothing.
+ *
+ * Triggers rather than adapter calls: a bump cannot be forgotten by any store method, offline tool,
+ * cascaded delete or an operator's manual SQL. `data_version` is read before the epochs, so a commit
+ * landing between the two readings is either in the epochs read or moves `data_version` again.
  *
  * Reading `data_version` starts a read transaction, which costs two `fcntl` syscalls (the WAL read
  * lock). So it is read at most once per turn of the event loop: requests whose bytes were read in the
@@ -24,18 +32,44 @@ export const MAX_READING_AGE_MS = 2;
 
 const domains: readonly CacheDomain[] = ['access', 'bans', 'models'];
 
+/** How often each kind of reading was taken: for measurements and tests, never for decisions. */
+export interface ChangeFeedCounters {
+  /** `data_version` readings. */
+  dataVersionReads: number;
+  /** Readings of `data_version` that found it moved (each one dropped every cache before migration 016). */
+  dataVersionChanges: number;
+  /** `cache_epochs` readings (each after `data_version` moved, or after an own commit). */
+  epochReads: number;
+  /** Domain changes reported, summed over domains. */
+  domainChanges: number;
+}
+
+/** The {@link ChangeFeedCounters} of every SQLite feed of this process, summed (measurements only). */
+export const changeFeedTotals: ChangeFeedCounters = { dataVersionReads: 0, dataVersionChanges: 0, epochReads: 0, domainChanges: 0 };
+
+/**
+ * Commits made so far by every SQLite writer of this process. A reading is reused only while this
+ * is unchanged: a commit by another `SqliteStorage` of this process (the same file opened twice)
+ * completes within a turn, and must be seen by the next `current()` of every feed, in that turn too.
+ * Other processes' commits reach this one through I/O, so a new turn, which reads afresh anyway.
+ */
+let commitsInThisProcess = 0;
+
 /** Detects commits by this process and by every other process sharing the database file. */
 export class SqliteChangeFeed implements ChangeFeed {
   readonly listening = true;
+  /** Readings taken so far (see {@link ChangeFeedCounters}). */
+  readonly counters: ChangeFeedCounters = { dataVersionReads: 0, dataVersionChanges: 0, epochReads: 0, domainChanges: 0 };
   readonly #readDataVersion: () => number;
+  readonly #readEpochs: () => Epochs;
   readonly #monotonicNow: () => number;
-  /** True when reads and writes share one connection (an in-memory copy), whose own commits `data_version` does not show. */
-  readonly #sharedConnection: boolean;
   readonly #listeners = new Set<(domain: CacheDomain) => void>();
   #dataVersion: number;
-  #epochs: Epochs = { access: 0, bans: 0, models: 0 };
+  #epochs: Epochs;
   /** When the current turn's reading was taken; null when no reading is current. */
   #readingTakenAt: number | null = null;
+  /** {@link commitsInThisProcess} when the reading was taken. */
+  #readingCommits = 0;
   #turnEndScheduled = false;
   readonly #endTurn = (): void => {
     this.#turnEndScheduled = false;
@@ -43,37 +77,53 @@ export class SqliteChangeFeed implements ChangeFeed {
   };
 
   /**
-   * @param reader - the connection root-level reads use.
-   * @param options.sharedConnection - the writer is the same connection as the reader.
+   * @param reader - the connection root-level reads use (also the writer's, for an in-memory copy:
+   *   own commits are then seen through {@link noteOwnCommit}'s epoch read, not `data_version`).
    * @param options.monotonicNow - milliseconds from a monotonic clock; tests pass their own.
    */
-  constructor(reader: Database, options: { sharedConnection?: boolean; monotonicNow?: () => number } = {}) {
+  constructor(reader: Database, options: { monotonicNow?: () => number } = {}) {
     this.#monotonicNow = options.monotonicNow ?? (() => performance.now());
-    this.#sharedConnection = options.sharedConnection ?? false;
-    const statement = reader.prepare('PRAGMA data_version').pluck();
-    this.#readDataVersion = () => statement.get() as number;
+    const dataVersion = reader.prepare('PRAGMA data_version').pluck();
+    this.#readDataVersion = () => {
+      this.counters.dataVersionReads += 1;
+      changeFeedTotals.dataVersionReads += 1;
+      return dataVersion.get() as number;
+    };
+    const epochs = reader.prepare<[], { domain: CacheDomain; epoch: number }>('SELECT domain, epoch FROM cache_epochs');
+    this.#readEpochs = () => {
+      this.counters.epochReads += 1;
+      changeFeedTotals.epochReads += 1;
+      const read = { access: 0, bans: 0, models: 0 };
+      for (const row of epochs.all()) read[row.domain] = row.epoch;
+      return read;
+    };
     this.#dataVersion = attemptSync(this.#readDataVersion);
+    this.#epochs = attemptSync(this.#readEpochs);
   }
 
   /**
-   * The epochs, synchronously: they change whenever data may have changed since they were last read.
+   * The epochs, synchronously: a domain's epoch changes whenever its data may have changed since it
+   * was last read.
    *
    * @throws {StorageUnavailableError} when the database cannot be read now.
    */
   current(): Epochs {
     const now = this.#monotonicNow();
-    if (this.#readingTakenAt !== null && now - this.#readingTakenAt <= MAX_READING_AGE_MS) return this.#epochs;
+    if (this.#readingTakenAt !== null && now - this.#readingTakenAt <= MAX_READING_AGE_MS && this.#readingCommits === commitsInThisProcess) return this.#epochs;
     // Read first: a reading that failed (the database cannot be used) must not be reused as fresh.
     const dataVersion = attemptSync(this.#readDataVersion);
+    if (dataVersion !== this.#dataVersion) {
+      this.counters.dataVersionChanges += 1;
+      changeFeedTotals.dataVersionChanges += 1;
+      this.#epochs = this.#compare(attemptSync(this.#readEpochs), this.#epochs).epochs;
+      this.#dataVersion = dataVersion;
+    }
     if (!this.#turnEndScheduled) {
       this.#turnEndScheduled = true;
       setImmediate(this.#endTurn);
     }
     this.#readingTakenAt = now;
-    if (dataVersion !== this.#dataVersion) {
-      this.#dataVersion = dataVersion;
-      this.#advance();
-    }
+    this.#readingCommits = commitsInThisProcess;
     return this.#epochs;
   }
 
@@ -84,16 +134,30 @@ export class SqliteChangeFeed implements ChangeFeed {
 
   /**
    * Called by the adapter after each commit of this process's writer: the next {@link current} reads
-   * `data_version` afresh (so this turn's later requests see the write), and listeners hear of it.
+   * `data_version` afresh, and so does every other feed of this process (so this turn's later requests
+   * see the write, whichever storage they use), and listeners hear of the
+   * domains it changed, and only those. Never throws: when the epochs cannot be read now, the next
+   * {@link current} reads them (or fails closed).
    */
   noteOwnCommit(): void {
+    commitsInThisProcess += 1;
     this.#readingTakenAt = null;
-    if (this.#sharedConnection) this.#advance();
-    for (const listener of this.#listeners) for (const domain of domains) listener(domain);
+    let read: Epochs;
+    try {
+      read = this.#readEpochs();
+    } catch {
+      return;
+    }
+    const { epochs, changed } = this.#compare(read, this.#epochs);
+    this.#epochs = epochs;
+    for (const domain of changed) for (const listener of this.#listeners) listener(domain);
   }
 
-  #advance(): void {
-    const next = this.#epochs.access + 1;
-    this.#epochs = { access: next, bans: next, models: next };
+  /** `read` where it differs from `known` (the same object where it does not), and which domains moved. */
+  #compare(read: Epochs, known: Epochs): { epochs: Epochs; changed: CacheDomain[] } {
+    const changed = domains.filter((domain) => read[domain] !== known[domain]);
+    this.counters.domainChanges += changed.length;
+    changeFeedTotals.domainChanges += changed.length;
+    return { epochs: changed.length === 0 ? known : read, changed };
   }
 }

@@ -11,8 +11,18 @@ import { StorageSchemaError } from '../port/errors.js';
 /** A better-sqlite3 connection. */
 export type Database = BetterSqlite3.Database;
 
-/** How long a writer waits for another process's lock before giving up with SQLITE_BUSY. */
+/** How long a connection waits inside SQLite for another process's lock, unless told otherwise. */
 const BUSY_TIMEOUT_MS = 5000;
+
+/** How {@link openDatabase} sets up the connection. */
+export interface OpenDatabaseOptions {
+  /**
+   * The connection's `busy_timeout` once open (migrating at start-up always waits up to 5 s). The
+   * SQLite adapter's writer uses 0 and waits on timers instead, so the event loop never sleeps.
+   * @default 5000
+   */
+  busyTimeoutMs?: number;
+}
 
 /** How long start-up keeps retrying when another process holds the database during its own start. */
 const OPEN_DEADLINE_MS = 20_000;
@@ -27,7 +37,7 @@ const OPEN_DEADLINE_MS = 20_000;
  * @example
  * const db = openDatabase('/home/me/.svc/auth/auth.db');
  */
-export function openDatabase(path: string): Database {
+export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Database {
   const directory = dirname(path);
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   // Create the file 0600 before SQLite does, so it never exists with the umask's looser mode.
@@ -36,7 +46,7 @@ export function openDatabase(path: string): Database {
   const deadline = Date.now() + OPEN_DEADLINE_MS;
   for (;;) {
     try {
-      return openOnce(path);
+      return openOnce(path, options.busyTimeoutMs ?? BUSY_TIMEOUT_MS);
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() > deadline) throw error;
@@ -45,7 +55,7 @@ export function openDatabase(path: string): Database {
   }
 }
 
-function openOnce(path: string): Database {
+function openOnce(path: string, busyTimeoutMs: number): Database {
   const db = new BetterSqlite3(path, { timeout: BUSY_TIMEOUT_MS });
   try {
     db.pragma('journal_mode = WAL');
@@ -56,6 +66,7 @@ function openOnce(path: string): Database {
     db.pragma('cache_size = -65536');
     db.pragma('mmap_size = 268435456');
     migrate(db);
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   } catch (error) {
     db.close();
     throw error;

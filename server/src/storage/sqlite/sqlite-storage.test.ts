@@ -5,7 +5,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { describe, it } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, describe, it, vi } from 'vitest';
 import { StorageUnavailableError } from '../port/errors.js';
 import type { ModelRecord, NewApiKey, NewUser } from '../port/index.js';
 import { toStorageError } from './errors.js';
@@ -85,6 +86,85 @@ describe('SqliteStorage transactions', () => {
       },
       { transactionGuard: 'throw' },
     );
+  });
+});
+
+describe('SqliteStorage writes waiting for another connection', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('lets two storages on one file run transactions and writes at once: every one completes and none is lost', async () => {
+    await withStorage(async (storage, path) => {
+      const second = SqliteStorage.open(path, { transactionGuard: 'throw' });
+      try {
+        const increment = (on: SqliteStorage) =>
+          on.transaction(async (tx) => {
+            const count = Number(JSON.parse((await tx.settings.read()) ?? '{"count":0}').count);
+            await tx.settings.write(JSON.stringify({ count: count + 1 }), count);
+          });
+        const work: Promise<unknown>[] = [];
+        for (let round = 0; round < 20; round += 1) {
+          work.push(increment(round % 2 === 0 ? storage : second));
+          work.push((round % 2 === 0 ? second : storage).users.create(user(`u${round}`, `user-${round}`)));
+        }
+        await Promise.all(work);
+        assert.equal(await storage.settings.read(), '{"count":20}');
+        assert.equal((await second.users.list()).length, 20);
+      } finally {
+        await second.close();
+      }
+    });
+  });
+
+  it("waits for another process's write lock on timers, not in SQLite, then writes once it is free", async () => {
+    await withStorage(async (storage, path) => {
+      const otherProcess = new BetterSqlite3(path);
+      try {
+        vi.useFakeTimers({ toFake: ['setTimeout', 'performance'] });
+        otherProcess.exec('BEGIN IMMEDIATE');
+        let settled = false;
+        const rootWrite = storage.settings.write('{"root":true}', 1).finally(() => (settled = true));
+        const transaction = storage.transaction(async (tx) => tx.users.create(user('u1', 'alice'))).finally(() => (settled = true));
+        await vi.advanceTimersByTimeAsync(1000);
+        assert.equal(settled, false, 'both still wait for the lock');
+        otherProcess.exec('COMMIT');
+        await vi.advanceTimersByTimeAsync(100);
+        await rootWrite;
+        assert.equal(await transaction, 'created');
+        assert.equal(await storage.settings.read(), '{"root":true}');
+      } finally {
+        if (otherProcess.inTransaction) otherProcess.exec('ROLLBACK');
+        otherProcess.close();
+      }
+    });
+  });
+
+  it('gives up with StorageUnavailableError once the lock was held for the whole 5-second budget, and writes again after', async () => {
+    await withStorage(async (storage, path) => {
+      const otherProcess = new BetterSqlite3(path);
+      try {
+        vi.useFakeTimers({ toFake: ['setTimeout', 'performance'] });
+        otherProcess.exec('BEGIN IMMEDIATE');
+        const rootWrite = assert.rejects(storage.settings.write('{"root":true}', 1), StorageUnavailableError);
+        const transaction = assert.rejects(
+          storage.transaction(async (tx) => tx.users.create(user('u1', 'alice'))),
+          StorageUnavailableError,
+        );
+        await vi.advanceTimersByTimeAsync(4900);
+        await vi.advanceTimersByTimeAsync(5200);
+        await rootWrite;
+        await transaction;
+        otherProcess.exec('ROLLBACK');
+        vi.useRealTimers();
+        await storage.settings.write('{"after":true}', 2);
+        assert.equal(await storage.settings.read(), '{"after":true}');
+        assert.equal(await storage.users.findById('u1'), null, 'the failed transaction wrote nothing');
+      } finally {
+        if (otherProcess.inTransaction) otherProcess.exec('ROLLBACK');
+        otherProcess.close();
+      }
+    });
   });
 });
 

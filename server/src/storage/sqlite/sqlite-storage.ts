@@ -7,8 +7,9 @@
  * check-then-write atomic across processes, so the port's lock options need nothing here. Their work
  * is async, but every store call resolves in microtasks, so a correct transaction finishes within the
  * macrotask that began it; a guard scheduled with `setImmediate` reports one that awaited something
- * else (it would hold the writer while unrelated I/O runs). The reader's `data_version` is the change
- * feed ({@link SqliteChangeFeed}).
+ * else (it would hold the writer while unrelated I/O runs). The writer never sleeps in SQLite for
+ * another process's lock (`busy_timeout = 0`): the mutex retries on timers (busy-retry.ts). The
+ * reader's `data_version` and the `cache_epochs` table are the change feed ({@link SqliteChangeFeed}).
  */
 import { performance } from 'node:perf_hooks';
 import type {
@@ -80,7 +81,7 @@ export class SqliteStorage implements Storage {
   readonly families: ModelFamilyStore;
   readonly oidc: OidcStore;
   readonly audit: AuditStore;
-  /** Answers synchronously (`data_version`). */
+  /** Answers synchronously (`data_version`, then the cache epochs when it moved). */
   readonly changes: SqliteChangeFeed;
   readonly #reader: Database;
   readonly #writer: Database;
@@ -93,7 +94,7 @@ export class SqliteStorage implements Storage {
     this.#reader = reader;
     this.#writer = writer;
     this.#guard = guard;
-    this.changes = new SqliteChangeFeed(reader, { sharedConnection: reader === writer });
+    this.changes = new SqliteChangeFeed(reader);
     this.#mutex = new WriterMutex(() => this.changes.noteOwnCommit());
     const root = stores({ read: reader, write: writer, gate: this.#mutex }, path);
     this.users = root.users;
@@ -133,7 +134,8 @@ export class SqliteStorage implements Storage {
       // A migrated copy lives in memory: one connection serves reads and writes.
       return db === null ? null : new SqliteStorage(db, db, db.memory ? null : path, guard);
     }
-    const writer = openDatabase(path);
+    // The writer never sleeps in SQLite for a lock: its writes wait on timers (busy-retry.ts).
+    const writer = openDatabase(path, { busyTimeoutMs: 0 });
     let reader: Database | undefined;
     try {
       reader = openDatabase(path);
@@ -148,11 +150,9 @@ export class SqliteStorage implements Storage {
   async transaction<T>(work: (tx: StorageTx) => Promise<T>, _options?: TransactionOptions): Promise<T> {
     await this.#mutex.acquire();
     try {
-      try {
-        this.#writer.exec('BEGIN IMMEDIATE');
-      } catch (error) {
-        throw toStorageError(error);
-      }
+      // Another process may hold the file's write lock: wait for it on timers, never in SQLite.
+      const locking = this.#mutex.lockFile(() => this.#writer.exec('BEGIN IMMEDIATE'));
+      if (locking !== undefined) await locking;
       const opened = { overran: false };
       this.#openTransaction = opened;
       const began = performance.now();
