@@ -8,7 +8,17 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { DatabaseUrlError, openStorage, parseDatabaseUrl, redactDatabaseUrl, SqliteStorage, type Storage } from '@svc/server/internals';
+import {
+  connectionConfig,
+  DatabaseUrlError,
+  openStorage,
+  parseDatabaseUrl,
+  PostgresMigrator,
+  PostgresStorage,
+  redactDatabaseUrl,
+  SqliteStorage,
+  type Storage,
+} from '@svc/server/internals';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { describeLocalError, runMain } from '../main.js';
 import { describeMigration, migrateStorage } from '../offline/storage-migration.js';
@@ -37,8 +47,12 @@ function openSource(from: string): Storage {
   return source;
 }
 
-/** The target: svc's PostgreSQL database (migrated to the current schema, like a server's first start). */
-async function openTarget(to: string): Promise<Storage> {
+/**
+ * The target: svc's PostgreSQL database, migrated to the current schema like a server's first start.
+ * On a dry run nothing is migrated: a database without svc's schema yet is an empty target (null),
+ * one at the current schema is opened as it is, one at an older schema is refused.
+ */
+async function openTarget(to: string, dryRun: boolean): Promise<Storage | null> {
   let url: string;
   try {
     url = parseDatabaseUrl(to, '--to').url;
@@ -47,8 +61,15 @@ async function openTarget(to: string): Promise<Storage> {
     throw error;
   }
   try {
-    return await openStorage({ kind: 'postgres', url, poolMax: 2 });
+    if (!dryRun) return await openStorage({ kind: 'postgres', url, poolMax: 2 });
+    const status = await new PostgresMigrator(connectionConfig({ url })).status();
+    if (status.current === 0) return null;
+    if (status.applied.length > 0) {
+      throw new CliError(ExitCode.usage, `the target's schema (version ${status.current}) is older than this svc's (version ${status.latest}); run without --dry-run (it migrates the target first), or start this svc on it once`);
+    }
+    return new PostgresStorage({ url, poolMax: 2, listen: false });
   } catch (error) {
+    if (error instanceof CliError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     const schema = error instanceof Error && error.name === 'StorageSchemaError';
     throw new CliError(schema ? ExitCode.usage : ExitCode.unavailable, `the target ${redactDatabaseUrl(to)}: ${message}`);
@@ -58,7 +79,7 @@ async function openTarget(to: string): Promise<Storage> {
 async function run(options: Options): Promise<void> {
   const source = openSource(options.from);
   try {
-    const target = await openTarget(options.to);
+    const target = await openTarget(options.to, options.dryRun === true);
     try {
       const report = await migrateStorage(source, target, { dryRun: options.dryRun === true, intoNonEmpty: options.intoNonEmpty === true });
       if (options.json === true) {
@@ -68,7 +89,7 @@ async function run(options: Options): Promise<void> {
       const { headings, rows, closing } = describeMigration(report);
       process.stdout.write(`${renderTable(headings, rows, process.stdout.columns ?? 100)}${closing}\n`);
     } finally {
-      await target.close();
+      await target?.close();
     }
   } finally {
     await source.close();

@@ -65,9 +65,10 @@ interface TargetTable {
   hashes: Map<number, string>;
 }
 
-async function readTarget(target: Storage, table: TransferTable): Promise<TargetTable> {
+async function readTarget(target: Storage | null, table: TransferTable): Promise<TargetTable> {
   const keys = new Set<string>();
   const hashes = new Map<number, string>();
+  if (target === null) return { keys, hashes };
   for await (const page of target.transfer.pages(table, PAGE_SIZE)) {
     for (const row of page) {
       keys.add(primaryKeyOf(table, row));
@@ -93,7 +94,8 @@ async function compare(source: Storage, table: TransferTable, held: TargetTable)
   return { missing, divergentAuditId };
 }
 
-async function chainOf(storage: Storage): Promise<ChainSummary & { firstBroken: number | null }> {
+async function chainOf(storage: Storage | null): Promise<ChainSummary & { firstBroken: number | null }> {
+  if (storage === null) return { ok: true, checked: 0, head: null, firstBroken: null };
   const verification = await verifyAuditChainOffline(storage);
   return { ok: verification.ok, checked: verification.checked, head: verification.head_hash, firstBroken: verification.first_broken_id };
 }
@@ -104,10 +106,12 @@ const summary = ({ ok, checked, head }: ChainSummary): ChainSummary => ({ ok, ch
  * Copies every row of `source` that `target` lacks, then verifies: per table, that the target now
  * holds every source row (counts on both sides), and the audit chain on the target.
  *
+ * `target` null is a database without svc's schema yet, which a dry run reads as empty.
+ *
  * @throws {CliError} when the source's audit chain is broken, the target is not empty (without
  *   `intoNonEmpty`), the two audit trails differ, or the verification fails.
  */
-export async function migrateStorage(source: Storage, target: Storage, options: StorageMigrationOptions): Promise<StorageMigrationReport> {
+export async function migrateStorage(source: Storage, target: Storage | null, options: StorageMigrationOptions): Promise<StorageMigrationReport> {
   const sourceChain = await chainOf(source);
   if (!sourceChain.ok) {
     throw new CliError(
@@ -149,6 +153,7 @@ export async function migrateStorage(source: Storage, target: Storage, options: 
     );
   }
   if (options.dryRun) return report('would_copy', targetChain);
+  if (target === null) throw new Error('a run that copies needs a target with svc\'s schema (open it with openStorage, which migrates)');
 
   let copied: Map<string, number>;
   try {

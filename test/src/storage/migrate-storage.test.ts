@@ -6,12 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { openStorage, transferTables, verifyAuditChainOffline } from '@svc/server/internals';
+import { connectionConfig, openStorage, PostgresMigrator, transferTables, verifyAuditChainOffline } from '@svc/server/internals';
 import {
   contractClient,
   createKey,
@@ -69,10 +68,13 @@ async function targetCounts(url: string): Promise<Record<string, number>> {
   }
 }
 
-const secrets = {
-  SVC_AUTH_JWT_SECRET_KEY: randomBytes(32).toString('base64url'),
-  SVC_AUTH_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
-};
+/** The secrets the SQLite deployment generated, given to the PostgreSQL one as the guide says. */
+async function secretsOf(home: string): Promise<Record<string, string>> {
+  return {
+    SVC_AUTH_JWT_SECRET_KEY: (await readFile(join(home, 'auth', 'jwt_secret_key'), 'utf8')).trim(),
+    SVC_AUTH_ENCRYPTION_KEY: (await readFile(join(home, 'auth', 'encryption_key'), 'utf8')).trim(),
+  };
+}
 
 describe('svc-migrate-storage', () => {
   let cluster: PostgresCluster;
@@ -86,7 +88,7 @@ describe('svc-migrate-storage', () => {
     targetUrl = await cluster.createDatabase();
     home = await mkdtemp(join(tmpdir(), 'svc-migrate-storage-'));
     sourcePath = join(home, 'auth', 'auth.db');
-    const server = await startServerProcess({ SVC_HOME: home, ...secrets });
+    const server = await startServerProcess({ SVC_HOME: home });
     try {
       const client = contractClient(server.baseUrl);
       const admin = await setupAdmin(client);
@@ -124,6 +126,11 @@ describe('svc-migrate-storage', () => {
     assert.equal(report.dry_run, true);
     const users = report.tables.find((table) => table.table === 'users');
     assert.deepEqual(users && { source: users.source, to_copy: users.to_copy, copied: users.copied }, { source: 2, to_copy: 2, copied: 0 });
+    assert.equal((await new PostgresMigrator(connectionConfig({ url: targetUrl })).status()).current, 0, 'not even the schema was created');
+    const human = await migrate(['--from', sourcePath, '--to', targetUrl, '--dry-run']);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /would copy/);
+    assert.match(human.stdout, /Dry run: would copy \d+ rows\. Nothing was changed\./);
     assert.ok(Object.values(await targetCounts(targetUrl)).every((count) => count === 0));
   });
 
@@ -163,7 +170,7 @@ describe('svc-migrate-storage', () => {
 
   it('Should serve the copy from PostgreSQL: the key authenticates and reveals, the password logs in, the chain continues', async () => {
     const targetHome = await mkdtemp(join(tmpdir(), 'svc-migrate-storage-pg-'));
-    const server = await startServerProcess({ SVC_HOME: targetHome, SVC_DATABASE_URL: targetUrl, ...secrets });
+    const server = await startServerProcess({ SVC_HOME: targetHome, SVC_DATABASE_URL: targetUrl, ...(await secretsOf(home)) });
     try {
       const client = contractClient(server.baseUrl);
       const me = await client.request('GET', '/v1/auth/me', { token: deployment.key });
@@ -188,7 +195,7 @@ describe('svc-migrate-storage', () => {
   it('Should refuse a non-empty target unless told, and never merge two audit chains', async () => {
     const otherHome = await mkdtemp(join(tmpdir(), 'svc-migrate-storage-other-'));
     try {
-      const server = await startServerProcess({ SVC_HOME: otherHome, ...secrets });
+      const server = await startServerProcess({ SVC_HOME: otherHome });
       try {
         const client = contractClient(server.baseUrl);
         const admin = await setupAdmin(client);
