@@ -47,8 +47,15 @@ export type {
   ModelFamilyRecord as StoredModelFamilyRecord,
   AuditRecord,
   StoredAuditRecord,
+  TableTransfer,
+  TableImporter,
+  TransferTable,
+  TransferRow,
 } from './storage/port/index.js';
-export { StorageUnavailableError, StorageSchemaError } from './storage/port/index.js';
+export { StorageUnavailableError, StorageSchemaError, transferTables, primaryKeyOf } from './storage/port/index.js';
+export { parseDatabaseUrl, redactDatabaseUrl, DatabaseUrlError, type DatabaseUrl } from './storage/database-url.js';
+export { PostgresStorage, connectionConfig, type PostgresStorageConfig } from './storage/postgres/postgres-storage.js';
+export { PostgresMigrator } from './storage/postgres/migrator.js';
 export { userFromStore, userOrNull, apiKeyFromStore, apiKeyOrNull, modelRestrictions, type UserRecord, type ApiKeyRecord, type ModelPermission } from './auth/records.js';
 export { apiKeyDigest, apiKeyDigestBase64, apiKeyShape, apiKeyDisplayPrefix, generateApiKey, type ApiKeyShape } from './crypto/api-key-format.js';
 export { KeyEncryption, type DecryptFailure } from './crypto/key-encryption.js';

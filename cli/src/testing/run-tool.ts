@@ -13,6 +13,7 @@ export const tools = {
   reset: entryPoint('../bin/svc-reset-auth-password', import.meta.url),
   migrate: entryPoint('../bin/svc-migrate-auth', import.meta.url),
   unban: entryPoint('../bin/svc-unban', import.meta.url),
+  migrateStorage: entryPoint('../bin/svc-migrate-storage', import.meta.url),
 } as const;
 
 /** How a run ended. */

@@ -15,6 +15,7 @@ import type { ModelFamilyStore, ModelStore } from './models.js';
 import type { OidcStore } from './oidc.js';
 import type { SessionStore } from './sessions.js';
 import type { SettingsStore } from './settings.js';
+import type { TableTransfer } from './transfer.js';
 import type { UserStore } from './users.js';
 
 export type * from './api-keys.js';
@@ -27,6 +28,8 @@ export type * from './oidc.js';
 export type * from './sessions.js';
 export type * from './settings.js';
 export type * from './users.js';
+export type * from './transfer.js';
+export { transferTables, primaryKeyOf } from './transfer.js';
 export { StorageSchemaError, StorageUnavailableError } from './errors.js';
 
 /** Which adapter serves a {@link Storage}. */
@@ -45,6 +48,8 @@ export interface Storage {
   readonly oidc: OidcStore;
   readonly audit: AuditStore;
   readonly changes: ChangeFeed;
+  /** Whole tables read and written as stored, for moving a deployment between adapters (`svc-migrate-storage`). */
+  readonly transfer: TableTransfer;
   /**
    * Runs `work` atomically. SQLite: `BEGIN IMMEDIATE` (locks are no-ops: the whole database is
    * locked). PostgreSQL: READ COMMITTED, the named advisory locks taken first in a fixed order, then

@@ -17,6 +17,7 @@ import { PostgresModelFamilyStore, PostgresModelStore } from './model-store.js';
 import { PostgresOidcStore } from './oidc-store.js';
 import { PostgresSessionStore } from './session-store.js';
 import { PostgresSettingsStore } from './settings-store.js';
+import { PostgresTableTransfer } from './table-transfer.js';
 import { inTransaction } from './transaction.js';
 import { PostgresUserStore } from './users-store.js';
 
@@ -70,6 +71,7 @@ export class PostgresStorage implements Storage {
   readonly oidc: PostgresOidcStore;
   readonly audit: PostgresAuditStore;
   readonly changes: PostgresChangeFeed;
+  readonly transfer: PostgresTableTransfer;
   readonly #pool: pg.Pool;
   readonly #prepare: boolean;
   readonly #listener: ChangeListener | null;
@@ -93,6 +95,7 @@ export class PostgresStorage implements Storage {
     this.oidc = new PostgresOidcStore(sql);
     this.audit = new PostgresAuditStore(sql, this.#pool);
     this.changes = new PostgresChangeFeed(sql);
+    this.transfer = new PostgresTableTransfer(this.#pool);
     this.#listener =
       config.listen === false ? null : new ChangeListener(connection, (domain) => this.changes.notify(domain), config.onWarning === undefined ? {} : { onWarning: config.onWarning });
     if (this.#listener !== null) this.changes.attach(this.#listener);

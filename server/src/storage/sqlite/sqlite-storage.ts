@@ -23,6 +23,7 @@ import type {
   SettingsStore,
   Storage,
   StorageTx,
+  TableTransfer,
   TransactionOptions,
   UserStore,
 } from '../port/index.js';
@@ -36,6 +37,7 @@ import { SqliteModelFamilyStore, SqliteModelStore } from './models-store.js';
 import { SqliteOidcStore } from './oidc-store.js';
 import { SqliteSessionStore } from './sessions-store.js';
 import { SqliteSettingsStore } from './settings-store.js';
+import { SqliteTableTransfer } from './table-transfer.js';
 import { statement, type Connections } from './statements.js';
 import { SqliteUserStore } from './users-store.js';
 import { openGate, WriterMutex } from './writer-gate.js';
@@ -83,6 +85,7 @@ export class SqliteStorage implements Storage {
   readonly audit: AuditStore;
   /** Answers synchronously (`data_version`, then the cache epochs when it moved). */
   readonly changes: SqliteChangeFeed;
+  readonly transfer: TableTransfer;
   readonly #reader: Database;
   readonly #writer: Database;
   readonly #mutex: WriterMutex;
@@ -106,6 +109,7 @@ export class SqliteStorage implements Storage {
     this.families = root.families;
     this.oidc = root.oidc;
     this.audit = root.audit;
+    this.transfer = new SqliteTableTransfer(reader, (work) => this.#exclusive(work));
     const bound = stores({ read: writer, write: writer, gate: openGate }, path);
     this.#tx = {
       users: bound.users,
@@ -172,6 +176,30 @@ export class SqliteStorage implements Storage {
       }
       this.#openTransaction = null;
       try {
+        this.#writer.exec('COMMIT');
+      } catch (error) {
+        if (this.#writer.inTransaction) this.#writer.exec('ROLLBACK');
+        throw toStorageError(error);
+      }
+      this.#mutex.committed();
+      return result;
+    } finally {
+      this.#mutex.release();
+    }
+  }
+
+  /** `work` on the writer inside one `BEGIN IMMEDIATE` transaction, without the one-turn guard (bulk imports await their source). */
+  async #exclusive<T>(work: (writer: Database) => Promise<T>): Promise<T> {
+    await this.#mutex.acquire();
+    try {
+      try {
+        this.#writer.exec('BEGIN IMMEDIATE');
+      } catch (error) {
+        throw toStorageError(error);
+      }
+      let result: T;
+      try {
+        result = await work(this.#writer);
         this.#writer.exec('COMMIT');
       } catch (error) {
         if (this.#writer.inTransaction) this.#writer.exec('ROLLBACK');

@@ -1,0 +1,85 @@
+/**
+ * {@link TableTransfer} on SQLite: whole tables read page by page (keyset paging on one-column keys)
+ * and rows inserted as stored, `ON CONFLICT (<primary key>) DO NOTHING`, in one `BEGIN IMMEDIATE`
+ * transaction on the writer connection.
+ */
+import type { TableImporter, TableTransfer, TransferRow, TransferTable } from '../port/index.js';
+import type { Database } from './database.js';
+import { toStorageError } from './errors.js';
+
+/** Runs `work` with the writer connection inside one immediate transaction. */
+export type ExclusiveWrite = <T>(work: (writer: Database) => Promise<T>) => Promise<T>;
+
+const quoted = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
+/** SQLite stores booleans as 0/1 and JSON as text. */
+function sqliteValue(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value) && !(value instanceof Uint8Array)) return JSON.stringify(value);
+  return value;
+}
+
+/** {@link TableTransfer} on one SQLite database. */
+export class SqliteTableTransfer implements TableTransfer {
+  readonly #reader: Database;
+  readonly #exclusive: ExclusiveWrite;
+
+  constructor(reader: Database, exclusive: ExclusiveWrite) {
+    this.#reader = reader;
+    this.#exclusive = exclusive;
+  }
+
+  async count(table: TransferTable): Promise<number> {
+    try {
+      return (this.#reader.prepare(`SELECT count(*) AS n FROM ${quoted(table.name)}`).get() as { n: number }).n;
+    } catch (error) {
+      throw toStorageError(error);
+    }
+  }
+
+  async *pages(table: TransferTable, pageSize: number): AsyncIterable<TransferRow[]> {
+    const order = table.primaryKey.map(quoted).join(', ');
+    const [single] = table.primaryKey;
+    const keyset = table.primaryKey.length === 1 && single !== undefined;
+    let after: unknown = null;
+    let offset = 0;
+    for (;;) {
+      let page: TransferRow[];
+      try {
+        page = keyset
+          ? after === null
+            ? (this.#reader.prepare(`SELECT * FROM ${quoted(table.name)} ORDER BY ${order} LIMIT ?`).all(pageSize) as TransferRow[])
+            : (this.#reader.prepare(`SELECT * FROM ${quoted(table.name)} WHERE ${order} > ? ORDER BY ${order} LIMIT ?`).all(after, pageSize) as TransferRow[])
+          : (this.#reader.prepare(`SELECT * FROM ${quoted(table.name)} ORDER BY ${order} LIMIT ? OFFSET ?`).all(pageSize, offset) as TransferRow[]);
+      } catch (error) {
+        throw toStorageError(error);
+      }
+      if (page.length === 0) return;
+      yield page;
+      if (page.length < pageSize) return;
+      offset += page.length;
+      if (keyset) after = page[page.length - 1]?.[single];
+    }
+  }
+
+  importing<T>(work: (importer: TableImporter) => Promise<T>): Promise<T> {
+    return this.#exclusive((writer) => work({ insertMissing: async (table, rows) => insertMissing(writer, table, rows) }));
+  }
+}
+
+function insertMissing(writer: Database, table: TransferTable, rows: readonly TransferRow[]): number {
+  let inserted = 0;
+  for (const row of rows) {
+    const columns = Object.keys(row);
+    const sql =
+      `INSERT INTO ${quoted(table.name)} (${columns.map(quoted).join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ` +
+      `ON CONFLICT (${table.primaryKey.map(quoted).join(', ')}) DO NOTHING`;
+    try {
+      inserted += writer.prepare(sql).run(...columns.map((column) => sqliteValue(row[column]))).changes;
+    } catch (error) {
+      throw toStorageError(error);
+    }
+  }
+  return inserted;
+}
