@@ -36,8 +36,9 @@ export interface Deployment {
  * Starts a PostgreSQL server and `hostCount` svc processes on one fresh database. The hosts trust
  * 127.0.0.1 as a proxy, so tests pick the client address with `X-Forwarded-For`.
  */
-export async function startDeployment(hostCount: number, options: { securitySettings?: TestSecuritySettings } = {}): Promise<Deployment> {
-  const cluster = await startLocalPostgresCluster();
+export async function startDeployment(hostCount: number, options: { securitySettings?: TestSecuritySettings; cluster?: PostgresCluster } = {}): Promise<Deployment> {
+  const ownCluster = options.cluster === undefined;
+  const cluster = options.cluster ?? (await startTestCluster());
   const hosts: Host[] = [];
   // A home for what svc keeps outside the database (logs, model files); the state is in PostgreSQL.
   const home = await mkdtemp(join(tmpdir(), 'svc-multi-host-'));
@@ -77,14 +78,33 @@ export async function startDeployment(hostCount: number, options: { securitySett
       },
       async destroy() {
         await Promise.all(hosts.map((host) => host.process.stop()));
-        await cluster.stop();
+        if (ownCluster) await cluster.stop();
+        else await cluster.dropDatabase(databaseUrl);
         await rm(home, { recursive: true, force: true });
       },
     };
   } catch (error) {
     await Promise.all(hosts.map((host) => host.process.kill()));
-    await cluster.stop();
+    if (ownCluster) await cluster.stop();
     await rm(home, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * A local PostgreSQL server of the test's own (so it may be stopped and started). Tried three
+ * times: on a machine where other test runs start servers too, an older harness's sweep of
+ * abandoned directories could remove a data directory while initdb was still filling it.
+ */
+export async function startTestCluster(): Promise<PostgresCluster> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    try {
+      return await startLocalPostgresCluster();
+    } catch (error) {
+      lastError = error;
+      if (!(error instanceof Error) || !/initdb exited/.test(error.message)) throw error;
+    }
+  }
+  throw lastError;
 }

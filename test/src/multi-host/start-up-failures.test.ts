@@ -11,7 +11,8 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { nodeArguments, startLocalPostgresCluster, svcLocalPath, type PostgresCluster } from '@svc/server/testing';
+import { nodeArguments, svcLocalPath, type PostgresCluster } from '@svc/server/testing';
+import { startTestCluster } from './deployment.js';
 
 const PASSWORD = 'Sup3r-s3cret-passw0rd';
 
@@ -62,7 +63,7 @@ describe('svc-local on PostgreSQL: start-up refusals', () => {
   let home: string;
 
   beforeAll(async () => {
-    cluster = await startLocalPostgresCluster();
+    cluster = await startTestCluster();
     home = await mkdtemp(join(tmpdir(), 'svc-start-up-'));
   });
 
