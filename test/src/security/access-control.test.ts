@@ -72,6 +72,7 @@ describe('security: deny by default (R29)', () => {
       'getClusterAuth',
       'getClusterVersion',
       'getOidcLoginOptions',
+      'getReady',
       'getSetupStatus',
       'getStatus',
       'getUiConfig',
