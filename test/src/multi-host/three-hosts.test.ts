@@ -116,6 +116,38 @@ describe('three hosts on one PostgreSQL database', () => {
     assert.equal((await a.request('POST', '/v1/auth/login', { body: { username: erin.username, password: erin.password }, headers: attacker })).status, 200);
   });
 
+  it('failed credentials from one address spread over the three hosts add up to one ban', async () => {
+    const put = await b.request('PUT', '/v1/admin/security/rate-limit', { token: admin.accessToken, body: { ip: { max_failures: 3, ban_seconds: 600 } } });
+    assert.equal(put.status, 200, put.text);
+    const attacker = from('203.0.113.80');
+    for (const [attempt, client] of [a, b, c].entries()) {
+      assert.equal((await client.request('GET', '/v1/models', { token: `sk-svc-${'z'.repeat(43)}${attempt}abcde`, headers: attacker })).status, 401);
+    }
+    for (const client of [a, b, c]) assertError(await client.request('GET', '/v1/models', { token: `sk-svc-${'w'.repeat(43)}abcdef`, headers: attacker }), 429, 'ip_banned');
+    assert.deepEqual((await a.request('POST', '/v1/admin/security/unban-ip', { token: admin.accessToken, body: { ip: '203.0.113.80' } })).body, { unbanned: 1 });
+  });
+
+  it('two hosts disabling the last two admins at once: exactly one succeeds, an admin remains', async () => {
+    const second = await createUser(c, admin.accessToken, ['admin']);
+    const [first, other] = await Promise.all([
+      a.request('PUT', `/v1/admin/users/${second.id}`, { token: admin.accessToken, body: { enabled: false } }),
+      b.request('PUT', `/v1/admin/users/${admin.id}`, { token: second.accessToken, body: { enabled: false } }),
+    ]);
+    const statuses = [first.status, other.status].sort();
+    assert.deepEqual(statuses, [200, 409], `${first.text} / ${other.text}`);
+    assertError(first.status === 409 ? first : other, 409, 'last_admin');
+    const enabledAdmins = await deployment.query<{ count: string }>(
+      "SELECT count(*) AS count FROM users u JOIN user_permissions p ON p.user_id = u.id WHERE p.permission = 'admin' AND u.enabled",
+    );
+    assert.equal(Number(enabledAdmins[0]?.count), 1);
+    if (first.status === 409) {
+      // The original admin was disabled: carry on as the second one, and restore the first.
+      assert.equal((await c.request('PUT', `/v1/admin/users/${admin.id}`, { token: second.accessToken, body: { enabled: true } })).status, 200);
+      const tokens = await login(a, admin.username, admin.password);
+      admin = { ...admin, accessToken: tokens.access_token, refreshToken: tokens.refresh_token };
+    }
+  });
+
   it('a refresh token presented on every host at once: one rotation, one grace exchange, then reuse ends the session everywhere', async () => {
     const frank = await createUser(a, admin.accessToken, []);
     const clients = [a, b, c, a];
