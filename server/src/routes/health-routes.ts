@@ -1,17 +1,17 @@
 /**
- * Liveness (`/status`), readiness (`/ready`), the authentication switch, the version, and what the reference web UI reads before login.
+ * Liveness (`/status`), readiness (`/ready`), the authentication switch, the version, and what the
+ * reference web UI reads before login.
  */
 import type { Handlers } from '../contract/handlers.js';
 import type { Services } from '../services/services.js';
-import type { StorageUnavailableError } from '../storage/port/index.js';
 
 /** The server's version as reported by `GET /status` and `GET /v1/cluster/version`. */
 export const SERVICE_VERSION = '3.0.0';
 
 /**
  * The health routes. `/status` is liveness: it answers while the process serves HTTP and touches no
- * database. `/ready` is readiness: it pings the database, and a {@link StorageUnavailableError} from
- * the ping becomes 503 `service_unavailable` with `Retry-After` in the error handler.
+ * database. `/ready` is readiness: it pings the database, and a `StorageUnavailableError` from the
+ * ping becomes 503 `service_unavailable` with `Retry-After` in the error handler.
  */
 export function healthHandlers(services: Services): Pick<Handlers, 'getStatus' | 'getReady' | 'getClusterAuth' | 'getUiConfig' | 'getClusterVersion'> {
   return {
