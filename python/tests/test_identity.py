@@ -53,6 +53,7 @@ class SetupTest(AssertsErrors):
     def test_health_is_public(self) -> None:
         client = Client(self.base_url)
         self.assertEqual(client.health.status()["status"], "ok")
+        self.assertEqual(client.health.ready(), {"status": "ready"})
         self.assertEqual(client.health.auth_enabled(), {"auth": True})
 
 

@@ -59,8 +59,10 @@ export interface ApiKeyUpdate extends Schema<'ApiKeyUpdate'> {}
 export type ModelPermission = Schemas['ModelPermission'];
 /** A revealed API key. */
 export interface RevealedKey extends Schema<'RevealedKey'> {}
-/** `health.status()`: the server is up and its database answers. */
+/** `health.status()` (liveness): the server process is up. */
 export interface ServiceStatus extends Schema<'ServiceStatus'> {}
+/** `health.ready()` (readiness): the server can take traffic. */
+export interface ServiceReadiness extends Schema<'ServiceReadiness'> {}
 /** `health.authEnabled()`: whether calls need credentials. */
 export interface ClusterAuth extends Schema<'ClusterAuth'> {}
 /** A running model, in the OpenAI model shape plus svc's fields. */

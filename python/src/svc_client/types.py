@@ -12,6 +12,7 @@ __all__ = [
     "Permission",
     "ModelPermission",
     "ServiceStatus",
+    "ServiceReadiness",
     "ClusterAuth",
     "SetupStatus",
     "TokenPair",
@@ -57,10 +58,16 @@ class ModelPermission(TypedDict):
 
 
 class ServiceStatus(TypedDict):
-    """``GET /status``."""
+    """``GET /status`` (liveness)."""
 
     status: str
     version: str
+
+
+class ServiceReadiness(TypedDict):
+    """``GET /ready`` (readiness)."""
+
+    status: str
 
 
 class ClusterAuth(TypedDict):

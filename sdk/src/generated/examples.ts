@@ -28,6 +28,17 @@ export const operationExamples: readonly OperationExample[] = [
     }
   },
   {
+    "operationId": "getReady",
+    "method": "GET",
+    "path": "/ready",
+    "public": true,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "status": "ready"
+    }
+  },
+  {
     "operationId": "getClusterAuth",
     "method": "GET",
     "path": "/v1/cluster/auth",

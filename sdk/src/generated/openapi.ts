@@ -10,10 +10,36 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Health check
-         * @description Answers 200 while the server is up and its database answers.
+         * Liveness check
+         * @description Liveness: answers 200 while the process lives and serves HTTP, whether or not its database
+         *     answers (restarting the process would not bring the database back). Load balancers and
+         *     orchestrators that must know whether to send traffic read `GET /ready`.
          */
         get: operations["getStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness check
+         * @description Readiness, for load balancers and orchestrators: 200 when this process can serve requests
+         *     (its database answers a round trip now, and its schema is the one this server migrated to at
+         *     start-up: a server never listens before its migrations are applied); 503
+         *     `service_unavailable` with `Retry-After` while the database is unreachable. Public, not
+         *     audited, never cached.
+         */
+        get: operations["getReady"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1501,6 +1527,10 @@ export type components = {
             status: "ok";
             version: string;
         };
+        ServiceReadiness: {
+            /** @constant */
+            status: "ready";
+        };
         ClusterAuth: {
             /** @description True when every other call needs credentials. */
             auth: boolean;
@@ -2729,6 +2759,7 @@ export type components = {
         /** @description The database does not answer; nothing is served rather than served unchecked. */
         ServiceUnavailable: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -2920,6 +2951,8 @@ export type components = {
         Deprecation: string;
         /** @description Always `Bearer`, with an `error` parameter when credentials were presented. */
         WWWAuthenticate: string;
+        /** @description Seconds to wait before trying again. */
+        RetryAfter: string;
     };
     pathItems: never;
 };
@@ -2934,7 +2967,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The service is up. */
+            /** @description The process is up. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2947,6 +2980,32 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ServiceStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    getReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service can take traffic. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceReadiness"];
                 };
             };
             400: components["responses"]["BadRequest"];

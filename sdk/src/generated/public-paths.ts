@@ -4,6 +4,7 @@
 /** `METHOD path` (as written in the contract) of every operation that needs no credentials. */
 export const publicOperations: ReadonlySet<string> = new Set([
   'GET /status',
+  'GET /ready',
   'GET /v1/cluster/auth',
   'GET /v1/cluster/ui_config',
   'GET /v1/cluster/version',

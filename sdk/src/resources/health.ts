@@ -1,7 +1,7 @@
 /**
  * Health and the authentication switch (public).
  */
-import type { ClusterAuth, ClusterVersion, ServiceStatus, UiConfig } from '../types.js';
+import type { ClusterAuth, ClusterVersion, ServiceReadiness, ServiceStatus, UiConfig } from '../types.js';
 import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
@@ -13,9 +13,18 @@ export class HealthResource {
     this.#api = api;
   }
 
-  /** `GET /status`: the server is up and its database answers. */
+  /** `GET /status` (liveness): the server process is up, whether or not its database answers. */
   status(options?: RequestOptions): Promise<ServiceStatus> {
     return unwrap(this.#api.GET('/status', this.#api.callInit(options)));
+  }
+
+  /**
+   * `GET /ready` (readiness): the server can take traffic (its database answers).
+   *
+   * @throws {APIError} 503 `service_unavailable` while the database does not answer.
+   */
+  ready(options?: RequestOptions): Promise<ServiceReadiness> {
+    return unwrap(this.#api.GET('/ready', this.#api.callInit(options)));
   }
 
   /** `GET /v1/cluster/auth`: whether every other call needs credentials. */

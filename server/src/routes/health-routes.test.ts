@@ -11,6 +11,18 @@ describe('health routes with authentication on (the default)', () => {
     assert.deepEqual(response.body, { status: 'ok', version: '3.0.0' });
   });
 
+  it('GET /ready answers ready without credentials while the database answers, and is not audited', async () => {
+    const response = await ctx.server.request('GET', '/ready');
+    assert.equal(response.status, 200);
+    assert.deepEqual(response.body, { status: 'ready' });
+    assert.equal(response.headers.get('cache-control'), 'no-store');
+  });
+
+  it('GET /ready refuses credentials in the query string like every public route (400)', async () => {
+    const response = await ctx.server.request('GET', '/ready?api_key=sk-abcDEF1234567');
+    assertError(response, 400, 'credentials_in_query');
+  });
+
   it('sets a request id, no-store and nosniff on every answer', async () => {
     const response = await ctx.server.request('GET', '/status');
     assert.match(response.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);

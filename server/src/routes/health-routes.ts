@@ -1,5 +1,6 @@
 /**
- * Health, the authentication switch, the version, and what the reference web UI reads before login.
+ * Liveness (`/status`), readiness (`/ready`), the authentication switch, the version, and what the
+ * reference web UI reads before login.
  */
 import type { Handlers } from '../contract/handlers.js';
 import type { Services } from '../services/services.js';
@@ -7,11 +8,19 @@ import type { Services } from '../services/services.js';
 /** The server's version as reported by `GET /status` and `GET /v1/cluster/version`. */
 export const SERVICE_VERSION = '3.0.0';
 
-export function healthHandlers(services: Services): Pick<Handlers, 'getStatus' | 'getClusterAuth' | 'getUiConfig' | 'getClusterVersion'> {
+/**
+ * The health routes. `/status` is liveness: it answers while the process serves HTTP and touches no
+ * database. `/ready` is readiness: it pings the database, and a `StorageUnavailableError` from the
+ * ping becomes 503 `service_unavailable` with `Retry-After` in the error handler.
+ */
+export function healthHandlers(services: Services): Pick<Handlers, 'getStatus' | 'getReady' | 'getClusterAuth' | 'getUiConfig' | 'getClusterVersion'> {
   return {
-    getStatus: async () => {
+    getStatus: () => ({ status: 200, body: { status: 'ok', version: SERVICE_VERSION } }),
+    getReady: async ({ request }) => {
+      // Polled every few seconds by every load balancer: not worth an audit record each time.
+      request.audit.record = false;
       await services.health.ping();
-      return { status: 200, body: { status: 'ok', version: SERVICE_VERSION } };
+      return { status: 200, body: { status: 'ready' } };
     },
     getClusterAuth: () => ({ status: 200, body: { auth: services.config.authEnabled } }),
     getUiConfig: ({ request }) => {

@@ -381,8 +381,10 @@ function sweepAbandonedDirectories(): void {
     try {
       const pidFile = path.join(base, 'data', 'postmaster.pid');
       if (existsSync(pidFile)) {
-        const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+        // A standalone backend (initdb's bootstrap) writes its pid negated: still a live owner.
+        const pid = Math.abs(Number(readFileSync(pidFile, 'utf8').split('\n')[0]));
         if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) continue;
+        if (!Number.isInteger(pid) && Date.now() - statSync(base).mtimeMs < 3_600_000) continue;
       } else if (Date.now() - statSync(base).mtimeMs < 3_600_000) continue;
       rmSync(base, { recursive: true, force: true });
     } catch {

@@ -66,6 +66,7 @@ describe('SDK: first-run setup', () => {
     await withTestServer(async (server) => {
       const client = new Client({ baseUrl: server.baseUrl });
       assert.equal((await client.health.status()).status, 'ok');
+      assert.deepEqual(await client.health.ready(), { status: 'ready' });
       assert.deepEqual(await client.health.authEnabled(), { auth: true });
       assert.equal((await client.setup.status()).needs_setup, true);
       const admin = await client.setup.createAdmin(adminCredentials);

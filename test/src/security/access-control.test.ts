@@ -72,6 +72,7 @@ describe('security: deny by default (R29)', () => {
       'getClusterAuth',
       'getClusterVersion',
       'getOidcLoginOptions',
+      'getReady',
       'getSetupStatus',
       'getStatus',
       'getUiConfig',
@@ -592,8 +593,11 @@ describe('security: fail closed (R34)', () => {
         }
         const loginAttempt = await client.request('POST', '/v1/auth/login', { body: adminCredentials });
         assert.ok(loginAttempt.status >= 500 || loginAttempt.status === 401, `login: ${loginAttempt.status}`);
-        const health = await client.request('GET', '/status');
-        assert.ok(health.status >= 500, `health: ${health.status}`);
+        // Liveness stays up (a restart would not mend the file); readiness takes the host out of rotation.
+        const liveness = await client.request('GET', '/status');
+        assert.equal(liveness.status, 200, `liveness: ${liveness.status}`);
+        const readiness = await client.request('GET', '/ready');
+        assert.ok(readiness.status >= 500, `readiness: ${readiness.status}`);
       } finally {
         await child.kill();
       }

@@ -8,6 +8,7 @@ import type { AuditRecord, operations } from '@svc/sdk';
 /** Every operation of the contract, as what the caller did (past tense, as a trail reads). */
 export const operationWords: Record<keyof operations, string> = {
   getStatus: 'Checked the server status',
+  getReady: 'Checked whether the server is ready',
   getClusterAuth: 'Checked whether authentication is on',
   getSetupStatus: 'Checked the setup status',
   createFirstAdmin: 'Created the first administrator',

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._requester import Requester
-from ..types import ClusterAuth, ClusterVersion, ServiceStatus, UiConfig
+from ..types import ClusterAuth, ClusterVersion, ServiceReadiness, ServiceStatus, UiConfig
 
 
 class HealthResource:
@@ -13,8 +13,12 @@ class HealthResource:
         self._requester = requester
 
     def status(self) -> ServiceStatus:
-        """``GET /status``: the server is up and its database answers."""
+        """``GET /status`` (liveness): the server process is up, whether or not its database answers."""
         return self._requester.json("GET", "/status", public=True)
+
+    def ready(self) -> ServiceReadiness:
+        """``GET /ready`` (readiness): the server can take traffic; 503 ``service_unavailable`` while its database does not answer."""
+        return self._requester.json("GET", "/ready", public=True)
 
     def auth_enabled(self) -> ClusterAuth:
         """``GET /v1/cluster/auth``: whether every other call needs credentials."""
