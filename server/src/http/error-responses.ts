@@ -50,10 +50,7 @@ export function toErrorResponse(error: unknown, log: FastifyBaseLogger): ErrorRe
   // The storage adapters report a database that cannot be used now (busy, locked, down) this way.
   if (error instanceof StorageUnavailableError) {
     log.error({ err: error }, 'database unavailable');
-    const response = respond('service_unavailable', 'The service is temporarily unavailable: its database cannot be reached; retry shortly');
-    // A client (and a load balancer) retries after a second rather than at once.
-    response.headers['retry-after'] = '1';
-    return response;
+    return respond('service_unavailable', 'The service is temporarily unavailable: its database cannot be reached; retry shortly');
   }
   if (typeof framework.statusCode === 'number' && framework.statusCode >= 400 && framework.statusCode < 500) {
     return respond('invalid_request', 'The request could not be read');
