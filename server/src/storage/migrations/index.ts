@@ -14,6 +14,7 @@ import { loginReservations } from './010-login-reservations.js';
 import { revokedKeyTombstones } from './011-revoked-key-tombstones.js';
 import { refreshGraceExchanges } from './012-refresh-grace-exchanges.js';
 import { apiKeyRateLimits } from './015-api-key-rate-limits.js';
+import { binaryAuditDigests } from './017-binary-audit-digests.js';
 import { oidcSchema } from './020-oidc.js';
 
 /** One schema step. */
@@ -40,6 +41,7 @@ export const migrations: readonly Migration[] = [
   revokedKeyTombstones,
   refreshGraceExchanges,
   apiKeyRateLimits,
+  binaryAuditDigests,
   oidcSchema,
 ];
 
