@@ -83,6 +83,7 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
     countActiveBans: async (kind) => (await bruteForce.activeBans(kind)).length,
   });
   bruteForce.addListener(banMetrics(metrics));
+  trail?.onDrop((count) => metrics.recordAuditDropped(count));
   for (const listener of options.bruteForceListeners) bruteForce.addListener(listener);
   const sessions = new SessionService(storage, accessTokens, config, bruteForce, new UsernameMarker(jwtSecret), clock);
   if (config.oidc?.clientSecret != null) logSink.redactor.addSecret(config.oidc.clientSecret);

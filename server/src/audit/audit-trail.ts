@@ -8,8 +8,13 @@
  * export reads the log, and when the server closes. A crash (SIGKILL, power loss) can therefore lose
  * at most the records of the last {@link FLUSH_INTERVAL_MS} ms (and never more than
  * {@link MAX_QUEUED} records); a clean stop loses nothing. If the database refuses a batch (busy,
- * full), the records stay queued and the next flush retries; past {@link MAX_QUEUED} the oldest are
- * dropped and the drop is logged.
+ * full), the records stay queued and the next flush retries.
+ *
+ * Overload: the records held in memory (queued, handed to the writer and not yet committed) never
+ * exceed {@link MAX_QUEUED}. When the writer falls that far behind, new records are dropped and
+ * counted (never silently): each drop is reported to the drop listeners (the `/metrics` counter
+ * `svc_audit_dropped_total`), logged once per episode, and once a batch commits again the trail
+ * itself records an `audit_dropped` event with how many records were lost and when.
  */
 import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
@@ -24,7 +29,7 @@ import { siblingModule, startWorker } from '../runtime/source-runtime.js';
 export const FLUSH_BATCH_SIZE = 512;
 /** Flush at most this long after a record was queued. */
 export const FLUSH_INTERVAL_MS = 100;
-/** The most records held in memory while the database refuses writes. */
+/** The most records held in memory (queued or being written) before new ones are dropped and counted. */
 export const MAX_QUEUED = 100_000;
 /** How often retention pruning runs (also once at start-up). */
 const PRUNE_INTERVAL_MS = 6 * 60 * 60 * 1000;
@@ -81,6 +86,22 @@ export function eventEntry(event: AuditEvent, timestamp: number): AuditEntry {
  */
 export type AuditWriteMode = { thread: true; databasePath: string } | { thread: false };
 
+/** Tuning of a trail (tests shrink the bound). */
+export interface AuditTrailOptions {
+  /** The most records held in memory before new ones are dropped. @default {@link MAX_QUEUED} */
+  maxQueued?: number;
+}
+
+/** Told how many records were just dropped because the writer fell behind. */
+export type AuditDropListener = (count: number) => void;
+
+/** Records dropped since the last `audit_dropped` event, and when. */
+interface DropEpisode {
+  count: number;
+  firstAt: number;
+  lastAt: number;
+}
+
 /** Queues and writes the records of one process. */
 export class AuditTrail implements BruteForceListener {
   readonly #store: AuditStore;
@@ -99,11 +120,25 @@ export class AuditTrail implements BruteForceListener {
   #nextBatch = 0;
   /** Batches sent to the writer thread and not answered yet, with who waits for them. */
   readonly #inFlight = new Map<number, { lines: string[]; waiters: (() => void)[] }>();
+  /** Records handed to the writer (thread or this thread) and not committed yet. */
+  #writing = 0;
+  readonly #maxQueued: number;
+  readonly #dropListeners: AuditDropListener[] = [];
+  /** Drops not yet recorded as an `audit_dropped` event. */
+  #unreported: DropEpisode | null = null;
+  #droppedTotal = 0;
 
-  constructor(store: AuditStore, retentionDays: number, mode: AuditWriteMode = { thread: false }, clock: Clock = systemClock) {
+  constructor(
+    store: AuditStore,
+    retentionDays: number,
+    mode: AuditWriteMode = { thread: false },
+    clock: Clock = systemClock,
+    options: AuditTrailOptions = {},
+  ) {
     this.#store = store;
     this.#retentionDays = retentionDays;
     this.#clock = clock;
+    this.#maxQueued = options.maxQueued ?? MAX_QUEUED;
     if (mode.thread) {
       this.#worker = startWorker(siblingModule('./audit-writer-thread', import.meta.url), { workerData: { databasePath: mode.databasePath } });
       this.#worker.on('message', (reply: WriterReply) => this.#settle(reply));
@@ -120,9 +155,36 @@ export class AuditTrail implements BruteForceListener {
     this.#log = log;
   }
 
-  /** Queues a record (the hot path: one JSON encoding, no I/O). */
+  /** Is told of every drop (the metrics count them). */
+  onDrop(listener: AuditDropListener): void {
+    this.#dropListeners.push(listener);
+  }
+
+  /** Records dropped by this trail since it started because the writer fell behind. */
+  get droppedTotal(): number {
+    return this.#droppedTotal;
+  }
+
+  /** Records held in memory: queued, or handed to the writer and not committed yet. */
+  get held(): number {
+    return this.#queue.length + this.#writing;
+  }
+
+  /**
+   * Queues a record (the hot path: one JSON encoding, no I/O). When {@link MAX_QUEUED} records are
+   * already held the record is dropped and counted instead.
+   */
   enqueue(entry: AuditEntry): void {
-    this.#queue.push(canonicalEncoding(entry));
+    if (this.held >= this.#maxQueued) {
+      this.#drop(1);
+      return;
+    }
+    this.#push(canonicalEncoding(entry));
+  }
+
+  /** Queues an encoding and schedules its flush. */
+  #push(encoding: string): void {
+    this.#queue.push(encoding);
     if (this.#closed) {
       void this.flush();
       return;
@@ -171,6 +233,7 @@ export class AuditTrail implements BruteForceListener {
       } else {
         const batch = (this.#nextBatch += 1);
         this.#inFlight.set(batch, { lines, waiters: [] });
+        this.#writing += lines.length;
         const request: WriterRequest = { batch, lines: lines.join('\n') };
         // Keep the process alive while a batch is being written; idle, the thread holds nothing open.
         this.#worker.ref();
@@ -183,9 +246,16 @@ export class AuditTrail implements BruteForceListener {
 
   /** Appends a batch through the store on this thread; a failure queues it again. Never rejects. */
   #writeHere(lines: string[]): Promise<void> {
+    this.#writing += lines.length;
     const writing = appendEncodings(this.#store, lines).then(
-      () => undefined,
-      (error: unknown) => this.#requeue(lines, error),
+      () => {
+        this.#writing -= lines.length;
+        this.#committed();
+      },
+      (error: unknown) => {
+        this.#writing -= lines.length;
+        this.#requeue(lines, error);
+      },
     );
     this.#writingHere.add(writing);
     void writing.finally(() => this.#writingHere.delete(writing));
@@ -196,8 +266,10 @@ export class AuditTrail implements BruteForceListener {
     const entry = this.#inFlight.get(reply.batch);
     if (entry === undefined) return;
     this.#inFlight.delete(reply.batch);
+    this.#writing -= entry.lines.length;
     if (this.#inFlight.size === 0) this.#worker?.unref();
     if (reply.error !== undefined) this.#requeue(entry.lines, reply.error);
+    else this.#committed();
     for (const waiter of entry.waiters) waiter();
   }
 
@@ -209,7 +281,10 @@ export class AuditTrail implements BruteForceListener {
     this.#worker = null;
     const unconfirmed = [...this.#inFlight.values()];
     this.#inFlight.clear();
-    for (const entry of unconfirmed) this.#queue = entry.lines.concat(this.#queue);
+    for (const entry of unconfirmed) {
+      this.#writing -= entry.lines.length;
+      this.#queue = entry.lines.concat(this.#queue);
+    }
     if (this.#queue.length > 0 && !this.#closed) {
       const lines = this.#queue;
       this.#queue = [];
@@ -220,13 +295,53 @@ export class AuditTrail implements BruteForceListener {
 
   #requeue(lines: string[], error: unknown): void {
     this.#queue = lines.concat(this.#queue);
-    if (this.#queue.length > MAX_QUEUED) {
-      const dropped = this.#queue.length - MAX_QUEUED;
-      this.#queue.splice(0, dropped);
-      this.#log?.error({ dropped }, 'audit queue overflow: oldest records dropped');
+    // Records queued meanwhile were admitted under the bound, so this only trims if the bound was
+    // reached some other way; the newest go first, as they would have been refused had they come later.
+    const excess = this.held - this.#maxQueued;
+    if (excess > 0) {
+      this.#queue.splice(this.#queue.length - excess, excess);
+      this.#drop(excess);
     }
     this.#log?.error({ err: error }, 'audit write failed; will retry');
     if (!this.#closed && this.#timer === null) this.#flushAfter(FLUSH_INTERVAL_MS * 10);
+  }
+
+  /** Counts, reports and remembers `count` dropped records. */
+  #drop(count: number): void {
+    const now = this.#clock.now();
+    if (this.#unreported === null) {
+      this.#unreported = { count: 0, firstAt: now, lastAt: now };
+      this.#log?.error({ held: this.held, limit: this.#maxQueued }, 'audit writer behind: new audit records are being dropped and counted');
+    }
+    this.#unreported.count += count;
+    this.#unreported.lastAt = now;
+    this.#droppedTotal += count;
+    for (const listener of this.#dropListeners) listener(count);
+  }
+
+  /**
+   * A batch was committed, so the writer is moving again: the drops not yet reported become one
+   * `audit_dropped` event (admitted even at the bound, so the loss itself is never lost).
+   */
+  #committed(): void {
+    const episode = this.#unreported;
+    if (episode === null) return;
+    this.#unreported = null;
+    this.#push(
+      canonicalEncoding(
+        eventEntry(
+          {
+            event_type: 'audit_dropped',
+            action: 'audit.drop',
+            status: 'failure',
+            reason: 'writer_behind',
+            details: { dropped: episode.count, first_dropped_at: new Date(episode.firstAt).toISOString(), last_dropped_at: new Date(episode.lastAt).toISOString(), limit: this.#maxQueued },
+          },
+          this.#clock.now(),
+        ),
+      ),
+    );
+    this.#log?.warn({ dropped: episode.count }, 'audit writer caught up; the dropped records are recorded as an audit_dropped event');
   }
 
   /** Prunes records older than the retention period now and then every few hours. */
@@ -260,6 +375,11 @@ export class AuditTrail implements BruteForceListener {
   async close(): Promise<void> {
     if (this.#pruneTimer !== null) clearInterval(this.#pruneTimer);
     await this.flush();
+    // A flush that committed nothing (everything was dropped, or failed) leaves drops unreported.
+    if (this.#unreported !== null) {
+      this.#committed();
+      await this.flush();
+    }
     this.#closed = true;
     // Anything that failed in the thread is written here, before the database closes.
     const rest = this.#queue;

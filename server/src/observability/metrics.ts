@@ -6,6 +6,9 @@
  * The brute-force protection reports bans and unbans through {@link ServerMetrics.recordBan} and
  * {@link ServerMetrics.recordUnban} (per process); the bans in force are read from the shared
  * database at each scrape, so every process reports the same number.
+ *
+ * The audit trail reports the records it had to drop because its writer fell behind through
+ * {@link ServerMetrics.recordAuditDropped} (`svc_audit_dropped_total`, per process).
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 
@@ -21,6 +24,7 @@ export class ServerMetrics {
   readonly #bans: Counter<'kind'>;
   readonly #unbans: Counter<'kind'>;
   readonly #activeBans: Gauge<'kind'>;
+  readonly #auditDropped: Counter;
 
   /**
    * @param options.processMetrics - also collect the process's own metrics (CPU, memory, event loop). @default true
@@ -37,6 +41,11 @@ export class ServerMetrics {
     });
     this.#bans = new Counter({ name: 'svc_bans_total', help: 'Bans and account lockouts imposed by the brute-force protection in this process, by kind (ip, key or account).', labelNames: ['kind'], registers });
     this.#unbans = new Counter({ name: 'svc_unbans_total', help: 'Bans and lockouts lifted by an administrator in this process, by kind.', labelNames: ['kind'], registers });
+    this.#auditDropped = new Counter({
+      name: 'svc_audit_dropped_total',
+      help: 'Audit records this process dropped because the audit writer fell too far behind (each episode is also recorded as an audit_dropped event).',
+      registers,
+    });
     const countActiveBans = options.countActiveBans;
     this.#activeBans = new Gauge({
       name: 'svc_active_bans',
@@ -74,6 +83,11 @@ export class ServerMetrics {
   /** Called when an administrator lifts `count` bans (or unlocks accounts) of a kind. */
   recordUnban(kind: BanKind, count = 1): void {
     this.#unbans.inc({ kind }, count);
+  }
+
+  /** Called by the audit trail when it drops `count` records because its writer fell behind. */
+  recordAuditDropped(count: number): void {
+    this.#auditDropped.inc(count);
   }
 
   /** The Content-Type of {@link ServerMetrics.render}. */

@@ -122,6 +122,7 @@ describe('metrics (/metrics)', () => {
     assert.match(response.text, /svc_auth_failures_total\{reason="invalid_api_key"\} 1/);
     assert.match(response.text, /svc_bans_total\{kind="ip"\} 0/);
     assert.match(response.text, /svc_active_bans\{kind="key"\} 0/);
+    assert.match(response.text, /svc_audit_dropped_total 0/);
     assert.match(response.text, /svc_process_cpu_user_seconds_total/);
   });
 

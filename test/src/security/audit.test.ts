@@ -258,13 +258,14 @@ describe('security: audit access and integrity (R39)', () => {
       const afterEdit = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
       assert.deepEqual([afterEdit.body.ok, afterEdit.body.first_broken_id, afterEdit.body.reason], [false, edited, 'record_altered']);
       // Overwriting the edited record's stored hash with garbage does not hide the edit.
-      withDatabase(server.home, (db) => db.prepare('UPDATE audit_log SET hash = ? WHERE id = ?').run('f'.repeat(64), edited));
+      withDatabase(server.home, (db) => db.prepare('UPDATE audit_log SET hash = ? WHERE id = ?').run(Buffer.alloc(32, 0xff), edited));
       const overwritten = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
       assert.equal(overwritten.body.first_broken_id, edited, 'its stored hash no longer matches its content');
       // Re-chaining the edited record correctly only moves the break to the next record.
       withDatabase(server.home, (db) => {
-        const row = db.prepare('SELECT * FROM audit_log WHERE id = ?').get(edited) as StoredAuditEntry;
-        db.prepare('UPDATE audit_log SET hash = ? WHERE id = ?').run(chainHash(row.prev_hash, row), edited);
+        // The digests are stored as 32 raw bytes (migration 017).
+        const row = db.prepare('SELECT * FROM audit_log WHERE id = ?').get(edited) as Omit<StoredAuditEntry, 'prev_hash'> & { prev_hash: Buffer };
+        db.prepare('UPDATE audit_log SET hash = ? WHERE id = ?').run(Buffer.from(chainHash(row.prev_hash.toString('hex'), row), 'hex'), edited);
       });
       const rechained = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
       assert.deepEqual([rechained.body.ok, rechained.body.first_broken_id, rechained.body.reason], [false, ids[4], 'previous_hash_mismatch']);

@@ -15,6 +15,7 @@ import { revokedKeyTombstones } from './011-revoked-key-tombstones.js';
 import { refreshGraceExchanges } from './012-refresh-grace-exchanges.js';
 import { apiKeyRateLimits } from './015-api-key-rate-limits.js';
 import { sqliteCacheEpochs } from './016-sqlite-cache-epochs.js';
+import { binaryAuditDigests } from './017-binary-audit-digests.js';
 import { oidcSchema } from './020-oidc.js';
 
 /** One schema step. */
@@ -42,6 +43,7 @@ export const migrations: readonly Migration[] = [
   refreshGraceExchanges,
   apiKeyRateLimits,
   sqliteCacheEpochs,
+  binaryAuditDigests,
   oidcSchema,
 ];
 

@@ -42,8 +42,12 @@ const recordColumns = {
 const fields = Object.keys(recordColumns) as (keyof AuditRecord)[];
 const insertColumns = ['id', ...fields, 'prev_hash', 'hash'];
 const insertTypes = ['bigint', ...fields.map((field) => recordColumns[field]), 'text', 'text'];
-const INSERT = `INSERT INTO audit_log (${insertColumns.join(', ')}) SELECT * FROM unnest(${insertTypes.map((type, index) => `$${index + 1}::${type}[]`).join(', ')})`;
-const SELECT_RECORD = `SELECT id, ${fields.join(', ')}, prev_hash, hash FROM audit_log`;
+// The digests travel as hex (the port's form) and are stored as 32-byte bytea (migration 017).
+const INSERT =
+  `INSERT INTO audit_log (${insertColumns.join(', ')}) ` +
+  `SELECT ${insertColumns.map((column) => (column === 'prev_hash' || column === 'hash' ? `decode(r.${column}, 'hex')` : `r.${column}`)).join(', ')} ` +
+  `FROM unnest(${insertTypes.map((type, index) => `$${index + 1}::${type}[]`).join(', ')}) AS r (${insertColumns.join(', ')})`;
+const SELECT_RECORD = `SELECT id, ${fields.join(', ')}, encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash FROM audit_log`;
 
 const substringColumns = { user: 'username', apiKeyName: 'api_key_name', modelId: 'model_id', modelName: 'model_name', clientIp: 'client_ip' } as const;
 const exactColumns = { modelType: 'model_type', category: 'category', authType: 'auth_type', status: 'status', eventType: 'event_type', action: 'action' } as const;
@@ -188,15 +192,15 @@ export class PostgresAuditStore implements AuditStore {
     return this.#sql.atomically(async (sql) => {
       const lock = await sql.first<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(${advisoryKey('audit-prune')}) AS locked`);
       if (lock?.locked !== true) return 0;
-      const last = await sql.first<{ id: number; hash: string }>(
-        'SELECT id, hash FROM (SELECT id, hash FROM audit_log WHERE timestamp < $1 ORDER BY id LIMIT $2) oldest ORDER BY id DESC LIMIT 1',
+      const last = await sql.first<{ id: number }>(
+        'SELECT id FROM (SELECT id FROM audit_log WHERE timestamp < $1 ORDER BY id LIMIT $2) oldest ORDER BY id DESC LIMIT 1',
         [before, batch],
       );
       if (last === null) return 0;
       // Only a prefix of the chain may go: stop before the first record that is still young.
       const firstYoung = await sql.first<{ id: number }>('SELECT id FROM audit_log WHERE timestamp >= $1 ORDER BY id LIMIT 1', [before]);
       const upTo = firstYoung === null ? last.id : Math.min(last.id, firstYoung.id - 1);
-      const anchor = await sql.first<{ id: number; hash: string }>('SELECT id, hash FROM audit_log WHERE id <= $1 ORDER BY id DESC LIMIT 1', [upTo]);
+      const anchor = await sql.first<{ id: number; hash: string }>("SELECT id, encode(hash, 'hex') AS hash FROM audit_log WHERE id <= $1 ORDER BY id DESC LIMIT 1", [upTo]);
       if (anchor === null) return 0;
       const deleted = await sql.run('DELETE FROM audit_log WHERE id <= $1', [anchor.id]);
       await sql.run(

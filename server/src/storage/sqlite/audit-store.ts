@@ -27,7 +27,10 @@ const recordColumns = [
   'request_id', 'latency_ms', 'client_ip', 'details',
 ] as const satisfies readonly (keyof AuditRecord)[];
 const insertColumns = [...recordColumns, 'prev_hash', 'hash'];
-const INSERT = `INSERT INTO audit_log (${insertColumns.join(', ')}) VALUES (${insertColumns.map(() => '?').join(', ')})`;
+// The digests travel as hex (the port's form) and are stored as 32-byte BLOBs (migration 017).
+const INSERT = `INSERT INTO audit_log (${insertColumns.join(', ')}) VALUES (${recordColumns.map(() => '?').join(', ')}, unhex(?), unhex(?))`;
+/** Every column of a stored record, digests back in hex. */
+const SELECT_RECORD = `SELECT id, ${recordColumns.join(', ')}, lower(hex(prev_hash)) AS prev_hash, lower(hex(hash)) AS hash FROM audit_log`;
 
 const substringColumns = { user: 'username', apiKeyName: 'api_key_name', modelId: 'model_id', modelName: 'model_name', clientIp: 'client_ip' } as const;
 const exactColumns = { modelType: 'model_type', category: 'category', authType: 'auth_type', status: 'status', eventType: 'event_type', action: 'action' } as const;
@@ -86,7 +89,7 @@ export class SqliteAuditStore implements AuditStore {
     return this.#c.gate.write(() => {
       db.transaction(() => {
         const insert = statement(db, INSERT);
-        const last = statement<[], { hash: string }>(db, 'SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1').get();
+        const last = statement<[], { hash: string }>(db, 'SELECT lower(hex(hash)) AS hash FROM audit_log ORDER BY id DESC LIMIT 1').get();
         let previous = last?.hash ?? readAnchor(db)?.lastPrunedHash ?? genesisHash;
         for (const { record, encoding } of batch) {
           const hash = link(previous, encoding);
@@ -102,7 +105,7 @@ export class SqliteAuditStore implements AuditStore {
       const where = whereClause(filter);
       const total = this.#c.read.prepare(`SELECT count(*) FROM audit_log WHERE ${where.sql}`).pluck().get(...where.parameters) as number;
       const hits = this.#c.read
-        .prepare(`SELECT * FROM audit_log WHERE ${where.sql} ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`)
+        .prepare(`${SELECT_RECORD} WHERE ${where.sql} ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`)
         .all(...where.parameters, limit, offset) as StoredAuditRecord[];
       return { hits, total };
     });
@@ -114,7 +117,7 @@ export class SqliteAuditStore implements AuditStore {
       const cursor = before === null ? '' : ' AND (timestamp < ? OR (timestamp = ? AND id < ?))';
       const cursorParameters = before === null ? [] : [before.timestamp, before.timestamp, before.id];
       return this.#c.read
-        .prepare(`SELECT * FROM audit_log WHERE ${where.sql}${cursor} ORDER BY timestamp DESC, id DESC LIMIT ?`)
+        .prepare(`${SELECT_RECORD} WHERE ${where.sql}${cursor} ORDER BY timestamp DESC, id DESC LIMIT ?`)
         .all(...where.parameters, ...cursorParameters, limit) as StoredAuditRecord[];
     });
   }
@@ -154,16 +157,16 @@ export class SqliteAuditStore implements AuditStore {
     return this.#c.gate.write(() =>
       db
         .transaction(() => {
-          const last = statement<[number, number], { id: number; hash: string }>(
+          const last = statement<[number, number], { id: number }>(
             db,
-            'SELECT id, hash FROM (SELECT id, hash FROM audit_log WHERE timestamp < ? ORDER BY id LIMIT ?) ORDER BY id DESC LIMIT 1',
+            'SELECT id FROM (SELECT id FROM audit_log WHERE timestamp < ? ORDER BY id LIMIT ?) ORDER BY id DESC LIMIT 1',
           ).get(before, batch);
           if (last === undefined) return 0;
           // Only a prefix of the chain may go: stop at the first record that is still young.
           const firstYoung = statement<[number], { id: number }>(db, 'SELECT id FROM audit_log WHERE timestamp >= ? ORDER BY id LIMIT 1').get(before);
           const upTo = firstYoung === undefined ? last.id : Math.min(last.id, firstYoung.id - 1);
           if (upTo < (statement(db, 'SELECT min(id) FROM audit_log').pluck().get() as number)) return 0;
-          const anchor = statement<[number], { id: number; hash: string }>(db, 'SELECT id, hash FROM audit_log WHERE id <= ? ORDER BY id DESC LIMIT 1').get(upTo);
+          const anchor = statement<[number], { id: number; hash: string }>(db, 'SELECT id, lower(hex(hash)) AS hash FROM audit_log WHERE id <= ? ORDER BY id DESC LIMIT 1').get(upTo);
           if (anchor === undefined) return 0;
           const deleted = statement(db, 'DELETE FROM audit_log WHERE id <= ?').run(anchor.id).changes;
           statement(
@@ -182,7 +185,7 @@ export class SqliteAuditStore implements AuditStore {
 }
 
 function chainReader(db: Database, own: Database | null, anchor: ChainAnchor | null): ChainReader {
-  const page = db.prepare<[number, number], StoredAuditRecord>('SELECT * FROM audit_log WHERE id > ? ORDER BY id LIMIT ?');
+  const page = db.prepare<[number, number], StoredAuditRecord>(`${SELECT_RECORD} WHERE id > ? ORDER BY id LIMIT ?`);
   let closed = false;
   const close = (): void => {
     if (closed) return;
