@@ -15,6 +15,7 @@ import { revokedKeyTombstones } from './011-revoked-key-tombstones.js';
 import { refreshGraceExchanges } from './012-refresh-grace-exchanges.js';
 import { apiKeyRateLimits } from './015-api-key-rate-limits.js';
 import { oidcSchema } from './020-oidc.js';
+import { usageAndLimits } from './030-usage-and-limits.js';
 
 /** One schema step. */
 export interface Migration {
@@ -41,6 +42,7 @@ export const migrations: readonly Migration[] = [
   refreshGraceExchanges,
   apiKeyRateLimits,
   oidcSchema,
+  usageAndLimits,
 ];
 
 /** The migrations that a database at `currentVersion` still needs, in order. */
