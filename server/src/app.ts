@@ -35,6 +35,9 @@ import { oidcHandlers } from './routes/oidc-routes.js';
 import { OidcService } from './oidc/oidc-service.js';
 import { setupHandlers } from './routes/setup-routes.js';
 import { userHandlers } from './routes/user-routes.js';
+import { usageHandlers } from './routes/usage-routes.js';
+import { systemClock } from './runtime/clock.js';
+import { immediateGate, SqliteUsageStore } from './storage/sqlite/usage-store.js';
 import { registerWebUi, type UiNotFoundPage } from './ui/web-ui.js';
 import { resolveSecret } from './secrets.js';
 import { FamilyDefinitionParser } from './models/family-definition.js';
@@ -373,6 +376,8 @@ function registerRoutes(app: FastifyInstance, services: Services, authenticator:
     ...operationsHandlers(services),
     ...securityHandlers(services),
     ...auditHandlers(services),
+    // Issue 17: after the storage port lands, `storage.usage` and the injected clock (see the report).
+    ...usageHandlers({ usage: new SqliteUsageStore({ read: services.storage.db, write: services.storage.db, gate: immediateGate }), clock: systemClock }),
   };
   const parameterCompiler = new SchemaCompiler({ coerceTypes: true });
   app.setValidatorCompiler(({ schema, httpPart }) =>

@@ -37,7 +37,7 @@ describe('svc', () => {
     assert.equal(result.code, 1);
     assert.equal(
       result.stderr,
-      'svc: unknown permission "modles:list" (did you mean models:list?); known: models:list, models:read, models:write, models:register, keys:create, keys:manage, users:manage, cache:list, cache:delete, virtualenv:list, virtualenv:delete, logs:list, monitor:view, admin\n',
+      'svc: unknown permission "modles:list" (did you mean models:list?); known: models:list, models:read, models:write, models:register, keys:create, keys:manage, users:manage, cache:list, cache:delete, virtualenv:list, virtualenv:delete, logs:list, monitor:view, usage:read_all, admin\n',
     );
     const far = await svc(['users', 'update', 'bob', '--permissions', 'models:list,everything', '-ak', 'sk-svc-unused']);
     assert.equal(far.code, 1);

@@ -103,6 +103,12 @@ function attempt<T>(work: () => T): Promise<T> {
   }
 }
 
+/**
+ * A gate that runs each write at once, for a single connection whose writes are already serial
+ * (the adapter's `openGate`; the pre-port `Storage`'s one connection).
+ */
+export const immediateGate: UsageConnections['gate'] = { write: (work) => attempt(work) };
+
 /** {@link LimitCounterStore} on SQLite. */
 export class SqliteLimitCounterStore implements LimitCounterStore {
   readonly #c: UsageConnections;
