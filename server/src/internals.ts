@@ -30,3 +30,5 @@ export { AuditRepository, type AuditFilter, type ChainAnchor } from './storage/a
 export { auditFields, chainHash, canonicalEncoding, GENESIS_HASH, type AuditEntry, type StoredAuditEntry } from './audit/audit-entry.js';
 export { BruteForceRepository, type ActiveBan, type BruteForceEntry, type BruteForceScope } from './storage/brute-force-repository.js';
 export { canonicalIp } from './http/ip-address.js';
+export { SqliteUsageStore, immediateGate, type UsageConnections } from './storage/sqlite/usage-store.js';
+export type { UsageTotal, UsageQuery, UsageStore } from './storage/port/usage.js';
