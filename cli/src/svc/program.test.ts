@@ -29,7 +29,7 @@ describe('svc', () => {
     assert.match(result.stdout, /--api-key <key> +an API key; short form -ak/);
     assert.match(result.stdout, /--json +print JSON/);
     assert.match(result.stdout, /-v, --version/);
-    for (const command of ['login', 'users', 'keys', 'launch', 'registrations', 'chat', 'audit']) assert.match(result.stdout, new RegExp(`^ {2}${command} `, 'm'));
+    for (const command of ['login', 'users', 'keys', 'launch', 'registrations', 'chat', 'audit', 'usage']) assert.match(result.stdout, new RegExp(`^ {2}${command} `, 'm'));
   });
 
   it('an unknown permission is answered in words, with the likely one and the known ones (exit 1, nothing sent)', async () => {
