@@ -3,6 +3,10 @@
  * processes by leases, the concurrency gate, the OpenAI-style headers, the admission estimate of a
  * call's tokens, and the hourly usage meter. I/O only through the storage port's `UsageStore`.
  */
+export { answerUsage, reportedUsage, StreamUsage, type CallUsage } from './call-usage.js';
+export { ModelCall, ModelCallLimits, type CallOutcome, type CallParty, type CallRequest, type CallStart } from './model-call-limits.js';
+export { UsageRecorder, type UsageRecorderOptions } from './usage-recorder.js';
+export { maximumRangeMs, defaultRangeMs, usageRange, type UsageRange, type UsageRangeProblem } from './usage-range.js';
 export { periodBounds, type BudgetPeriod, type PeriodBounds } from './budget-period.js';
 export { BudgetLeases, type BudgetCheck } from './budget-leases.js';
 export { ConcurrencyGate, type ConcurrencyGateOptions } from './concurrency-gate.js';
