@@ -5,6 +5,7 @@
  */
 export { answerUsage, reportedUsage, StreamUsage, type CallUsage } from './call-usage.js';
 export { ModelCall, ModelCallLimits, type CallOutcome, type CallParty, type CallRequest, type CallStart } from './model-call-limits.js';
+export { UsageMetrics } from './usage-metrics.js';
 export { UsageRecorder, type UsageRecorderOptions } from './usage-recorder.js';
 export { maximumRangeMs, defaultRangeMs, usageRange, type UsageRange, type UsageRangeProblem } from './usage-range.js';
 export { periodBounds, type BudgetPeriod, type PeriodBounds } from './budget-period.js';

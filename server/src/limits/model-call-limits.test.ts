@@ -16,7 +16,9 @@ import { MemoryLimitCounterStore } from './memory-counter-store.js';
 import { ModelCallLimits, type CallParty } from './model-call-limits.js';
 import { UsageLimiter } from './usage-limiter.js';
 import { limitsFromWire, noLimits } from './usage-limits.js';
+import { UsageMetrics } from './usage-metrics.js';
 import { UsageRecorder } from './usage-recorder.js';
+import { Registry } from 'prom-client';
 
 const START = Date.UTC(2026, 10, 24, 10);
 const chat = (content: string, maxTokens?: number) => ({ model: 'llama-3', messages: [{ role: 'user', content }], ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }) });
@@ -100,7 +102,8 @@ describe('usage recorder and model call limits', () => {
 
   it('refuses a call over the user’s limit with the 429’s details, metered as a failed call without tokens', async () => {
     const recorder = new UsageRecorder(store, clock);
-    const limits = new ModelCallLimits(new UsageLimiter(new MemoryLimitCounterStore(), clock, exactLeases), recorder, clock);
+    const registry = new Registry();
+    const limits = new ModelCallLimits(new UsageLimiter(new MemoryLimitCounterStore(), clock, exactLeases), recorder, clock, { metrics: new UsageMetrics(registry) });
     const party: CallParty = { keyId: null, keyLimits: noLimits, userId: 'u1', userLimits: limitsFromWire({ requests_per_minute: 1 }) };
     assert.ok((await limits.begin({ requestId: 'r1', operation: 'embedding', model: 'e', body: { input: 'x' }, party })).admitted);
     const refused = await limits.begin({ requestId: 'r2', operation: 'embedding', model: 'e', body: { input: 'x' }, party });
@@ -111,5 +114,6 @@ describe('usage recorder and model call limits', () => {
     await recorder.flush();
     const [row] = await stored();
     assert.deepEqual([row?.calls, row?.errors, row?.promptTokens, row?.keyId], [1, 1, 0, null]);
+    assert.match(await registry.metrics(), /^svc_usage_limited_total\{code="rate_limit_exceeded"\} 1$/m);
   });
 });

@@ -8,6 +8,7 @@ import type { CallUsage } from './call-usage.js';
 import { admissionEstimate, type AdmissionEstimateOptions, type ModelOperation } from './stream-admission.js';
 import type { AdmissionTicket, LimitScope, UsageLimiter } from './usage-limiter.js';
 import type { UsageLimits } from './usage-limits.js';
+import type { UsageMetrics } from './usage-metrics.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
 /** Who makes a call, with the limits in force for each. */
@@ -66,12 +67,18 @@ export class ModelCallLimits {
   readonly #recorder: UsageRecorder;
   readonly #clock: Clock;
   readonly #estimate: AdmissionEstimateOptions;
+  readonly #metrics: UsageMetrics | null;
 
-  constructor(limiter: UsageLimiter, recorder: UsageRecorder, clock: Clock, estimate: AdmissionEstimateOptions = {}) {
+  /**
+   * @param options.estimate - how a call's tokens are estimated before it runs.
+   * @param options.metrics - the Prometheus counters to feed (none by default).
+   */
+  constructor(limiter: UsageLimiter, recorder: UsageRecorder, clock: Clock, options: { estimate?: AdmissionEstimateOptions; metrics?: UsageMetrics } = {}) {
     this.#limiter = limiter;
     this.#recorder = recorder;
     this.#clock = clock;
-    this.#estimate = estimate;
+    this.#estimate = options.estimate ?? {};
+    this.#metrics = options.metrics ?? null;
   }
 
   /** Admits the call or refuses it. A refused call is metered as a failed call without tokens. */
@@ -82,7 +89,8 @@ export class ModelCallLimits {
     if (request.party.keyId !== null) scopes.push({ kind: 'key', id: request.party.keyId, limits: request.party.keyLimits });
     if (request.party.userId !== null) scopes.push({ kind: 'user', id: request.party.userId, limits: request.party.userLimits });
     const admission = await this.#limiter.admit({ requestId: request.requestId, model: request.model, scopes, estimatedTokens: estimate.totalTokens });
-    const meter = (outcome: CallOutcome) =>
+    const meter = (outcome: CallOutcome) => {
+      this.#metrics?.recordTokens(request.model, request.party.keyId, outcome.usage.promptTokens, outcome.usage.completionTokens);
       this.#recorder.record({
         at: this.#clock.now(),
         keyId: request.party.keyId,
@@ -94,7 +102,9 @@ export class ModelCallLimits {
         failed: outcome.failed,
         latencyMs: this.#clock.now() - startedAt,
       });
+    };
     if (!admission.admitted) {
+      this.#metrics?.recordLimited(admission.code);
       meter({ usage: { promptTokens: 0, completionTokens: 0, estimated: false }, failed: true });
       return admission;
     }
