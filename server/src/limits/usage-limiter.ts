@@ -23,7 +23,7 @@ export interface LimitScope {
 
 /** One call to admit. */
 export interface AdmissionRequest {
-  /** Unique per call (the request id): it holds the call's concurrency slots. */
+  /** Unique per call across every process (the request id, a UUID): it holds the call's concurrency slots. */
   requestId: string;
   model: string;
   /** The key's scope and the user's, as they apply. */

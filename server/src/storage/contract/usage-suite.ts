@@ -103,6 +103,7 @@ export function describeUsageStore(name: string, open: () => Promise<UsageStoreU
       assert.equal(await second.counters.acquireSlot('key:a', 'request-late', 4, T0, T0 + 30_000), true);
       assert.equal(await second.counters.acquireSlot('key:a', 'request-later', 4, T0, T0 + 30_000), false);
       assert.equal(await second.counters.acquireSlot('key:a', 'request-later', 4, T0 + 30_000, T0 + 60_000), true, 'the expired slots went');
+      assert.equal(await second.counters.acquireSlot('key:a', 'request-later', 1, T0 + 30_000, T0 + 60_000), true, 'a holder renewing its own slot is not counted twice');
       assert.ok((await under.store.counters.pruneExpired(T0 + 60_000)) >= 1);
       assert.equal(await under.store.counters.acquireSlot('key:a', 'request-fresh', 1, T0 + 60_000, T0 + 90_000), true);
     });

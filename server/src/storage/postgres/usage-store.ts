@@ -82,7 +82,7 @@ export class PostgresLimitCounterStore implements LimitCounterStore {
       );
       await tx.first('SELECT 1 FROM limit_counters WHERE subject = $1 FOR UPDATE', [`slots:${subject}`]);
       await tx.run('DELETE FROM limit_slots WHERE subject = $1 AND expires_at <= $2', [subject, now]);
-      const held = await tx.first<{ count: number }>('SELECT count(*)::integer AS count FROM limit_slots WHERE subject = $1', [subject]);
+      const held = await tx.first<{ count: number }>('SELECT count(*)::integer AS count FROM limit_slots WHERE subject = $1 AND holder <> $2', [subject, holder]);
       if ((held?.count ?? 0) >= limit) return false;
       await tx.run(
         'INSERT INTO limit_slots (subject, holder, expires_at) VALUES ($1, $2, $3) ON CONFLICT (subject, holder) DO UPDATE SET expires_at = excluded.expires_at',
