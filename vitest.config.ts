@@ -9,6 +9,15 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
 
 const sourceConditions = ['svc-source', 'module', 'node', 'development|production'];
 
+/** Tests of what only the SQLite backend has: its database file, the secret files it generates, the offline tools. */
+const sqliteOnlyTests = [
+  'test/src/security/secret-files.test.ts',
+  'test/src/security/audit-verify-cli.test.ts',
+  'test/src/security/offline-reset.test.ts',
+  'test/src/security/hardening-offline.test.ts',
+  'test/src/multi-process/crash-safety.test.ts',
+];
+
 /** One project per workspace (and one for the browser tests), each with its own files. */
 function project(name: string, include: string[], extra: Partial<TestProjectInlineConfiguration['test']> = {}): TestProjectInlineConfiguration {
   return {
@@ -46,6 +55,18 @@ export default defineConfig({
       project('bench', ['bench/src/**/*.test.ts'], { passWithNoTests: true }),
       project('test', ['test/src/**/*.test.ts'], { exclude: ['test/src/web/**', 'test/src/containers/**'], globalSetup: ['test/src/support/build-sdk-package.ts'] }),
       project('browser', ['test/src/web/**/*.test.ts'], { globalSetup: ['test/src/support/build-web-ui.ts'] }),
+      // The route, security and multi-process tests once more, every server on PostgreSQL
+      // (server/src/testing/test-storage.ts). Left out: the tests of what only SQLite has (its file,
+      // the secret files it generates, the offline tools that open the file).
+      project('server-postgres', ['server/src/routes/**/*.test.ts'], {
+        env: { NODE_ENV: 'test', SVC_TEST_STORAGE: 'postgres' },
+        globalSetup: ['server/src/testing/postgres-global-setup.ts'],
+      }),
+      project('test-postgres', ['test/src/security/**/*.test.ts', 'test/src/multi-process/**/*.test.ts'], {
+        exclude: sqliteOnlyTests,
+        env: { NODE_ENV: 'test', SVC_TEST_STORAGE: 'postgres' },
+        globalSetup: ['server/src/testing/postgres-global-setup.ts'],
+      }),
     ],
   },
 });

@@ -19,8 +19,8 @@ interface BenchServer {
   stop(): Promise<void>;
 }
 
-function startBenchServer(home: string, withoutAudit: boolean): Promise<BenchServer> {
-  seedSecuritySettings(join(home, 'auth', 'auth.db'));
+async function startBenchServer(home: string, withoutAudit: boolean): Promise<BenchServer> {
+  await seedSecuritySettings(join(home, 'auth', 'auth.db'));
   const child = spawn(process.execPath, [entry, ...(withoutAudit ? ['--without-audit'] : [])], {
     env: { PATH: process.env['PATH'] ?? '', SVC_HOME: home },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Storage, type AuditEntry } from '@svc/server/internals';
+import { appendEntries, SqliteStorage, type AuditEntry } from '@svc/server/internals';
 import { contractClient, setupAdmin, startServerProcess } from '@svc/server/testing';
 
 const DAY = 86_400_000;
@@ -67,17 +67,17 @@ export async function benchmarkAuditSearch(records: number, samples = 60): Promi
     const databasePath = join(home, 'auth', 'auth.db');
     const seedStart = performance.now();
     const now = Date.now();
-    const storage = Storage.open(databasePath);
+    const storage = SqliteStorage.open(databasePath);
     try {
       const batch = 10_000;
       for (let start = 0; start < records; start += batch) {
         const entries: AuditEntry[] = [];
         for (let i = start; i < Math.min(records, start + batch); i += 1) entries.push(syntheticEntry(i, records, now));
-        storage.audit.append(entries);
+        await appendEntries(storage.audit, entries);
       }
-      storage.db.exec('ANALYZE');
+      storage.database.exec('ANALYZE');
     } finally {
-      storage.close();
+      await storage.close();
     }
     const seedSeconds = (performance.now() - seedStart) / 1000;
     const server = await startServerProcess({ SVC_HOME: home });

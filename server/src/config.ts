@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import proxyAddr from '@fastify/proxy-addr';
 import { allPermissions, type Permission } from './auth/permissions.js';
 import { parseUpstreamAllowList } from './models/upstream-policy.js';
+import { DatabaseUrlError, parseDatabaseUrl, type DatabaseUrl } from './storage/database-url.js';
 
 /** Where a secret comes from: the environment, or a file generated once on first run. */
 export type SecretSource = { kind: 'env'; variable: string; value: string } | { kind: 'file'; path: string };
@@ -30,8 +31,15 @@ export interface ServerConfig {
   refreshReuseGraceSeconds: number;
   /** `SVC_PASSWORD_MIN_LENGTH`: minimum password length in code points. @default 15 */
   passwordMinLength: number;
-  /** `SVC_AUTH_DB_PATH`. @default `{home}/auth/auth.db` */
+  /** `SVC_AUTH_DB_PATH`: the SQLite file, used when {@link databaseUrl} is null. @default `{home}/auth/auth.db` */
   databasePath: string;
+  /**
+   * `SVC_DATABASE_URL`: the PostgreSQL database every svc process of one deployment names (on any
+   * number of hosts); null keeps the embedded SQLite file. Checked at start-up (docs/deployment.md).
+   */
+  databaseUrl: DatabaseUrl | null;
+  /** `SVC_DATABASE_POOL_MAX`: PostgreSQL connections per process. @default 10 */
+  databasePoolMax: number;
   /** `SVC_AUTH_JWT_SECRET_KEY`, else `{home}/auth/jwt_secret_key`. */
   jwtSecret: SecretSource;
   /** `SVC_AUTH_ENCRYPTION_KEY`, else `{home}/auth/encryption_key`. */
@@ -152,6 +160,8 @@ export function loadConfig(env: Environment = process.env): ServerConfig {
     refreshReuseGraceSeconds: 10,
     passwordMinLength: parsePasswordMinLength(env),
     databasePath: resolve(nonEmpty(env, 'SVC_AUTH_DB_PATH') ?? join(authDirectory, 'auth.db')),
+    databaseUrl: parseDatabaseUrlVariable(env),
+    databasePoolMax: parsePositiveInteger(env, 'SVC_DATABASE_POOL_MAX', 10, 1000),
     jwtSecret: secretSource(env, 'SVC_AUTH_JWT_SECRET_KEY', join(authDirectory, 'jwt_secret_key')),
     encryptionKey: secretSource(env, 'SVC_AUTH_ENCRYPTION_KEY', join(authDirectory, 'encryption_key')),
     cacheDirectory: join(home, 'cache'),
@@ -212,6 +222,18 @@ function parsePositiveInteger(env: Environment, name: string, fallback: number, 
     throw new ConfigError(`${name}=${JSON.stringify(value)} must be a whole number from 1 to ${max}`);
   }
   return Number(value);
+}
+
+/** `SVC_DATABASE_URL`, checked; a malformed URL stops start-up with one line that hides its password. */
+function parseDatabaseUrlVariable(env: Environment): DatabaseUrl | null {
+  const value = nonEmpty(env, 'SVC_DATABASE_URL');
+  if (value === undefined) return null;
+  try {
+    return parseDatabaseUrl(value);
+  } catch (error) {
+    if (error instanceof DatabaseUrlError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 function parsePasswordMinLength(env: Environment): number {

@@ -2,6 +2,7 @@
  * The public surface of the svc server package.
  */
 export { buildApp, type AppOptions } from './app.js';
+export { systemClock, ManualClock, type Clock } from './runtime/clock.js';
 export { loadConfig, ConfigError, type ServerConfig, type SecretSource, type FrontendConfig, type Environment } from './config.js';
 export { errorRegistry, type ErrorCode, type ErrorBody, type ErrorClass } from './errors.js';
 export { allPermissions, legacyPermissionMap, type Permission, type PermissionInput } from './auth/permissions.js';
@@ -10,6 +11,6 @@ export { ResponseValidator } from './contract/response-validator.js';
 export { SERVICE_VERSION } from './routes/health-routes.js';
 export type { paths, components, operations } from './generated/openapi.js';
 export type { BruteForceEvent, BruteForceListener } from './brute-force/brute-force-service.js';
-export type { BruteForceScope } from './storage/brute-force-repository.js';
+export type { BruteForceScope } from './storage/port/brute-force.js';
 export type { SecuritySettings, SecuritySettingsUpdate } from './brute-force/security-settings.js';
 export type { AuditContext, AuditModel } from './audit/request-audit.js';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { Command } from 'commander';
-import { Storage } from '@svc/server/internals';
+import { openStorage, SqliteStorage } from '@svc/server/internals';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { runMain } from '../main.js';
 import { migrationEncryption } from '../offline/encryption-key.js';
@@ -44,17 +44,17 @@ const program = new Command('svc-migrate-auth')
     const dbPath = options.dbPath === undefined ? config.databasePath : resolve(options.dbPath);
     const planOptions = { force: options.force === true, passwordMinLength: config.passwordMinLength, encryption };
     if (options.dryRun === true) {
-      const storage = Storage.openReadOnly(dbPath);
+      const storage = SqliteStorage.open(dbPath, { readOnly: true });
       try {
-        const plan = planMigration(users, storage, planOptions);
+        const plan = await planMigration(users, storage, planOptions);
         if (plan.conflicts.length > 0) throw conflictError(plan.conflicts);
         print(plan, options, true);
       } finally {
-        storage?.close();
+        await storage?.close();
       }
       return;
     }
-    const storage = Storage.open(dbPath);
+    const storage = await openStorage({ kind: 'sqlite', path: dbPath });
     try {
       const plan = await applyMigration(storage, users, { ...planOptions, source: basename(options.authConfig) });
       print(plan, options, false);
@@ -63,7 +63,7 @@ const program = new Command('svc-migrate-auth')
           'Remove --auth-config from your start command.\n',
       );
     } finally {
-      storage.close();
+      await storage.close();
     }
   });
 

@@ -4,7 +4,7 @@
  * straight in the database (the server may be running). See `docs/cli.md`.
  */
 import { Command } from 'commander';
-import { Storage } from '@svc/server/internals';
+import { openStorage } from '@svc/server/internals';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { runMain } from '../main.js';
 import { existingDatabasePath, serverConfig } from '../offline/offline-config.js';
@@ -24,9 +24,9 @@ const program = new Command('svc-reset-auth-password')
   .action(async (options: { username: string; password?: string; dbPath?: string; yes?: boolean }) => {
     const config = serverConfig();
     const path = existingDatabasePath(options.dbPath, config);
-    const storage = Storage.open(path);
+    const storage = await openStorage({ kind: 'sqlite', path });
     try {
-      const user = findAdministrator(storage, options.username);
+      const user = await findAdministrator(storage, options.username);
       const password = options.password ?? (await promptNewPassword(`New password for ${user.username}: `));
       assertAcceptable(password, config.passwordMinLength, user.username);
       if (canPromptInteractively() && options.yes !== true && !(await confirm(`Reset the password of ${user.username} in ${path} and end all their sessions?`))) {
@@ -36,7 +36,7 @@ const program = new Command('svc-reset-auth-password')
       process.stdout.write(`Password of ${user.username} reset; their sessions and access tokens are revoked.\n`);
       if (!user.enabled) process.stderr.write(`Note: ${user.username} is disabled; another administrator can enable the account (svc users update ${user.username} --enable).\n`);
     } finally {
-      storage.close();
+      await storage.close();
     }
   });
 

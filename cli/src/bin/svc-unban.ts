@@ -5,7 +5,7 @@
  * See `docs/cli.md`.
  */
 import { Command } from 'commander';
-import { Storage } from '@svc/server/internals';
+import { openStorage, type Storage } from '@svc/server/internals';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { runMain } from '../main.js';
 import { existingDatabasePath, serverConfig } from '../offline/offline-config.js';
@@ -14,12 +14,12 @@ import { liftBans, listBans, type BanRow, type LiftTarget } from '../offline/unb
 const dbPathOption = ['--db-path <path>', 'the database (default: $SVC_AUTH_DB_PATH, else $SVC_HOME/auth/auth.db)'] as const;
 
 /** Opens the database named by `--db-path` (or the server's), runs `work` and closes it. */
-function withStorage<T>(dbPath: string | undefined, work: (storage: Storage) => T): T {
-  const storage = Storage.open(existingDatabasePath(dbPath, serverConfig()));
+async function withStorage<T>(dbPath: string | undefined, work: (storage: Storage) => Promise<T>): Promise<T> {
+  const storage = await openStorage({ kind: 'sqlite', path: existingDatabasePath(dbPath, serverConfig()) });
   try {
-    return work(storage);
+    return await work(storage);
   } finally {
-    storage.close();
+    await storage.close();
   }
 }
 
@@ -40,8 +40,8 @@ program
   .description('list the active bans and lockouts')
   .option(...dbPathOption)
   .option('--json', 'print JSON')
-  .action((options: { dbPath?: string; json?: boolean }) => {
-    const rows = withStorage(options.dbPath, (storage) => listBans(storage, Date.now()));
+  .action(async (options: { dbPath?: string; json?: boolean }) => {
+    const rows = await withStorage(options.dbPath, (storage) => listBans(storage, Date.now()));
     if (options.json === true) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     else if (rows.length === 0) process.stdout.write('No active bans or lockouts.\n');
     else process.stdout.write(rows.map(describeRow).join('\n') + '\n');
@@ -54,13 +54,13 @@ program
   .option('--user <username>', 'an account: its lockout')
   .option('--all', 'every ban and lockout')
   .option(...dbPathOption)
-  .action((options: { ip?: string; user?: string; all?: boolean; dbPath?: string }) => {
+  .action(async (options: { ip?: string; user?: string; all?: boolean; dbPath?: string }) => {
     const targets: LiftTarget[] = [];
     if (options.ip !== undefined) targets.push({ ip: options.ip });
     if (options.user !== undefined) targets.push({ username: options.user });
     if (options.all === true) targets.push({ all: true });
     if (targets.length !== 1) throw new CliError(ExitCode.usage, 'name exactly one of --ip <address>, --user <username> or --all');
-    const lifted = withStorage(options.dbPath, (storage) => liftBans(storage, targets[0] as LiftTarget, Date.now()));
+    const lifted = await withStorage(options.dbPath, (storage) => liftBans(storage, targets[0] as LiftTarget, Date.now()));
     process.stdout.write(lifted.length === 0 ? 'Nothing was banned; the failure counts are reset.\n' : `Lifted ${lifted.length} ban${lifted.length === 1 ? '' : 's'}.\n`);
   });
 

@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { Storage, verifyAuditChainOffline } from '@svc/server/internals';
+import { SqliteStorage, verifyAuditChainOffline } from '@svc/server/internals';
 import { contractClient, startServerProcess } from '@svc/server/testing';
 import { jsonOf, runTool, tools } from '../testing/run-tool.js';
 
@@ -35,28 +35,30 @@ async function prepareHome(key: string): Promise<{ home: string; db: string; fil
   return { home, db: join(home, 'auth', 'auth.db'), file };
 }
 
-function counts(db: string): { users: number; keys: number } {
-  const storage = Storage.openReadOnly(db);
+async function counts(db: string): Promise<{ users: number; keys: number }> {
+  const storage = SqliteStorage.open(db, { readOnly: true });
   assert.ok(storage);
   try {
-    return { users: storage.users.count(), keys: storage.apiKeys.count() };
+    return { users: (await storage.users.list()).length, keys: await storage.keys.count() };
   } finally {
-    storage.close();
+    await storage.close();
   }
 }
 
 /** The `offline_auth_migration` audit events of the database, newest first, and whether its chain is intact. */
-function migrationEvents(db: string): { events: { target: string | null; category: string; details: Record<string, unknown> }[]; chainIntact: boolean; text: string } {
-  const storage = Storage.open(db);
+async function migrationEvents(
+  db: string,
+): Promise<{ events: { target: string | null; category: string; details: Record<string, unknown> }[]; chainIntact: boolean; text: string }> {
+  const storage = SqliteStorage.open(db);
   try {
-    const { hits } = storage.audit.search({ timeFrom: 0, timeTo: Date.now() + 60_000, eventType: ['offline_auth_migration'] }, 0, 1000);
+    const { hits } = await storage.audit.search({ timeFrom: 0, timeTo: Date.now() + 60_000, eventType: ['offline_auth_migration'] }, 0, 1000);
     return {
       events: hits.map((hit) => ({ target: hit.target, category: hit.category, details: JSON.parse(hit.details ?? '{}') as Record<string, unknown> })),
-      chainIntact: verifyAuditChainOffline(storage).ok,
-      text: JSON.stringify(storage.db.prepare('SELECT * FROM audit_log').all()),
+      chainIntact: (await verifyAuditChainOffline(storage)).ok,
+      text: JSON.stringify(storage.database.prepare('SELECT * FROM audit_log').all()),
     };
   } finally {
-    storage.close();
+    await storage.close();
   }
 }
 
@@ -83,7 +85,7 @@ describe('svc-migrate-auth', () => {
     it('migrates in one run (the server\'s key by default); a second run and --dry-run change nothing', async () => {
       const first = await migrate([]);
       assert.equal(first.code, 0, first.stderr);
-      assert.deepEqual(counts(paths.db), { users: 2, keys: 3 });
+      assert.deepEqual((await counts(paths.db)), { users: 2, keys: 3 });
       const hash = await sha256(paths.db);
       const preview = jsonOf<{ summary: Record<string, number> }>(await migrate(['--dry-run', '--json', '--encryption-key', key]));
       assert.deepEqual(preview.summary, { usersCreated: 0, usersUpdated: 0, usersKept: 2, keysCreated: 0, keysReencrypted: 0, keysKept: 3 });
@@ -91,9 +93,9 @@ describe('svc-migrate-auth', () => {
       const again = await migrate(['--encryption-key', key]);
       assert.equal(again.code, 0, again.stderr);
       assert.match(again.stdout, /Done: users 0 created, 0 updated, 2 kept; API keys 0 created, 0 re-encrypted, 3 kept\./);
-      assert.deepEqual(counts(paths.db), { users: 2, keys: 3 });
+      assert.deepEqual((await counts(paths.db)), { users: 2, keys: 3 });
       // One audit event per real run (none for the dry run), with counts only: no password, no key.
-      const audit = migrationEvents(paths.db);
+      const audit = (await migrationEvents(paths.db));
       assert.deepEqual(
         audit.events.map((event) => [event.target, event.category, event.details['usersCreated'], event.details['keysCreated'], event.details['usersKept'], event.details['forced']]),
         [
@@ -153,18 +155,18 @@ describe('svc-migrate-auth', () => {
       const done = jsonOf<{ users: { username: string; action: string }[]; api_keys: { path: string; action: string; name: string }[] }>(result);
       assert.deepEqual(done.users.map((u) => [u.username, u.action]), [['root', 'keep'], ['carol', 'keep'], ['dave', 'create']]);
       assert.deepEqual(done.api_keys.filter((k) => k.action === 'create').map((k) => [k.path, k.name]), [['$.user_config[0].api_keys[1]', 'legacy key 2']]);
-      assert.deepEqual(counts(paths.db), { users: 3, keys: 4 });
+      assert.deepEqual((await counts(paths.db)), { users: 3, keys: 4 });
     });
 
     it('a key already stored for another user is a conflict (exit 4) and nothing is written', async () => {
       const other = join(paths.home, 'other.json');
       await writeFile(other, JSON.stringify({ ...legacy, user_config: [{ username: 'zed', password: 'a long passphrase for zed', permissions: [], api_keys: ['sk-ZOTLIHanuNt0a'] }] }));
-      const eventsBefore = migrationEvents(paths.db).events.length;
+      const eventsBefore = (await migrationEvents(paths.db)).events.length;
       const result = await runTool(tools.migrate, ['--auth-config', other, '--db-path', paths.db, '--encryption-key', key], { env: { SVC_HOME: paths.home } });
       assert.equal(result.code, 4);
       assert.match(result.stderr, /\$\.user_config\[0\]\.api_keys\[0\]: this API key is already stored for another user \(carol\)/);
-      assert.deepEqual(counts(paths.db), { users: 3, keys: 4 });
-      assert.equal(migrationEvents(paths.db).events.length, eventsBefore, 'a refused migration left an audit event');
+      assert.deepEqual((await counts(paths.db)), { users: 3, keys: 4 });
+      assert.equal((await migrationEvents(paths.db)).events.length, eventsBefore, 'a refused migration left an audit event');
     });
   });
 
@@ -194,7 +196,7 @@ describe('svc-migrate-auth', () => {
         const forced = await migrate(['--encryption-key', serverKey, '--force']);
         assert.equal(forced.code, 0, forced.stderr);
         assert.match(forced.stdout, /Done: users 0 created, 2 updated, 0 kept; API keys 0 created, 3 re-encrypted, 0 kept\./);
-        assert.deepEqual(counts(paths.db), { users: 2, keys: 3 });
+        assert.deepEqual((await counts(paths.db)), { users: 2, keys: 3 });
         const revealed = await svc(['keys', 'reveal', keyId]);
         assert.equal(revealed.code, 0, revealed.stderr);
         assert.deepEqual(JSON.parse(revealed.stdout), { id: keyId, key: 'sk-72tkvudyGLPMi' });
@@ -214,12 +216,12 @@ describe('svc-migrate-auth', () => {
         const result = await runTool(tools.migrate, ['--auth-config', demoting, '--db-path', paths.db, '--force'], { env: { SVC_HOME: paths.home } });
         assert.equal(result.code, 4);
         assert.match(result.stderr, /without an enabled administrator; nothing was written/);
-        const storage = Storage.openReadOnly(paths.db);
+        const storage = SqliteStorage.open(paths.db, { readOnly: true });
         assert.ok(storage);
         try {
-          assert.deepEqual(storage.users.findByUsername('root')?.permissions, ['admin']);
+          assert.deepEqual((await storage.users.findByUsername('root'))?.permissions, ['admin']);
         } finally {
-          storage.close();
+          await storage.close();
         }
       } finally {
         await rm(paths.home, { recursive: true, force: true });

@@ -1,8 +1,8 @@
 /**
  * Carries out a migration plan in one write transaction: the plan is made again inside the
  * transaction (so nothing another process wrote in between is overwritten by accident), and any
- * conflict or failure rolls everything back. The transaction ends with an `offline_auth_migration`
- * audit event (what was done, in counts).
+ * conflict or failure rolls everything back. Once it committed, an `offline_auth_migration` audit
+ * event records what was done, in counts (a refused migration records nothing).
  */
 import { randomUUID } from 'node:crypto';
 import { apiKeyDigest, apiKeyDisplayPrefix, hashPassword, recordOfflineAuditEvent, type Storage } from '@svc/server/internals';
@@ -13,7 +13,7 @@ import { planMigration, summarize, type MigrationPlan, type PlanOptions } from '
 
 /** Applies the migration of `users` to `storage`; returns the plan that was carried out. */
 export async function applyMigration(storage: Storage, users: readonly LegacyUser[], options: PlanOptions & { source: string }): Promise<MigrationPlan> {
-  const preview = planMigration(users, storage, options);
+  const preview = await planMigration(users, storage, options);
   assertNoConflicts(preview);
   // Hashing is slow (argon2id): done before the transaction, so the write lock is held briefly.
   const hashes = new Map<string, string>();
@@ -22,11 +22,11 @@ export async function applyMigration(storage: Storage, users: readonly LegacyUse
     const user = users.find((candidate) => candidate.path === planned.path) as LegacyUser;
     hashes.set(planned.path, await hashPassword(user.password));
   }
-  return storage.transaction(() => {
-    const plan = planMigration(users, storage, options);
+  const now = Date.now();
+  const plan = await storage.transaction(async (tx) => {
+    const plan = await planMigration(users, tx, options);
     assertNoConflicts(plan);
-    const adminsBefore = storage.users.countEnabledAdmins();
-    const now = Date.now();
+    const adminsBefore = await tx.users.countEnabledHolding('admin');
     const userIds = new Map<string, string>();
     for (const planned of plan.users) {
       const hash = hashes.get(planned.path);
@@ -35,7 +35,7 @@ export async function applyMigration(storage: Storage, users: readonly LegacyUse
       }
       if (planned.action === 'create') {
         const id = randomUUID();
-        storage.users.create({
+        const created = await tx.users.create({
           id,
           username: planned.username,
           passwordHash: hash as string,
@@ -44,18 +44,21 @@ export async function applyMigration(storage: Storage, users: readonly LegacyUse
           mustChangePassword: planned.mustChangePassword,
           now,
         });
+        if (created === 'username_taken') {
+          throw new CliError(ExitCode.notFoundOrConflict, `${planned.username} was created by someone else while migrating; run the command again`);
+        }
         userIds.set(planned.username, id);
       } else {
         const id = planned.existingId as string;
         if (planned.action === 'update') {
-          storage.users.setPassword(id, hash as string, planned.mustChangePassword, now);
-          storage.users.setPermissions(id, planned.permissions, now);
-          storage.sessions.deleteFamiliesOfUser(id);
+          await tx.users.setPassword(id, hash as string, planned.mustChangePassword, now);
+          await tx.users.setPermissions(id, planned.permissions, now);
+          await tx.sessions.deleteFamiliesOfUser(id);
         }
         userIds.set(planned.username, id);
       }
     }
-    if (adminsBefore > 0 && storage.users.countEnabledAdmins() === 0) {
+    if (adminsBefore > 0 && (await tx.users.countEnabledHolding('admin')) === 0) {
       // Only --force can take admin away (from a user the file lists without it); the server keeps
       // its last administrator, and so does the migration.
       throw new CliError(ExitCode.notFoundOrConflict, 'the file would leave the database without an enabled administrator; nothing was written');
@@ -63,7 +66,7 @@ export async function applyMigration(storage: Storage, users: readonly LegacyUse
     for (const key of plan.keys) {
       if (key.action === 'create') {
         const id = randomUUID();
-        storage.apiKeys.create({
+        await tx.keys.create({
           id,
           userId: userIds.get(key.username) as string,
           digest: apiKeyDigest(key.plaintext),
@@ -74,27 +77,28 @@ export async function applyMigration(storage: Storage, users: readonly LegacyUse
           description: `Migrated by svc-migrate-auth from ${options.source}`,
           expiresAt: null,
           // Legacy keys reached every model, as a new key without restrictions does.
-          modelPermissions: [{ permission_type: 'all', permission_value: null }],
+          modelRestrictions: [{ type: 'all', value: null }],
           permissions: null,
           rateLimit: { maxFailures: null, windowSeconds: null, banSeconds: null },
           now,
         });
       } else if (key.action === 're-encrypt') {
         const id = key.existingId as string;
-        storage.apiKeys.replaceCiphertext(id, options.encryption.encrypt(key.plaintext, id), options.encryption.keyId, now);
+        await tx.keys.replaceCiphertext(id, options.encryption.encrypt(key.plaintext, id), options.encryption.keyId, now);
       }
     }
-    // In this transaction: recorded only if the migration is. Counts only: never a password or a key.
-    recordOfflineAuditEvent(storage, {
-      event_type: 'offline_auth_migration',
-      action: 'svc-migrate-auth',
-      category: 'admin',
-      status: 'success',
-      target: options.source,
-      details: { ...summarize(plan), forced: options.force, ...operatorDetails() },
-    });
     return plan;
   });
+  // After the commit: recorded only if the migration is. Counts only: never a password or a key.
+  await recordOfflineAuditEvent(storage, {
+    event_type: 'offline_auth_migration',
+    action: 'svc-migrate-auth',
+    category: 'admin',
+    status: 'success',
+    target: options.source,
+    details: { ...summarize(plan), forced: options.force, ...operatorDetails() },
+  });
+  return plan;
 }
 
 function assertNoConflicts(plan: MigrationPlan): void {

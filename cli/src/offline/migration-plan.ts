@@ -12,7 +12,7 @@ import {
   normalizePermissions,
   type KeyEncryption,
   type Permission,
-  type Storage,
+  type StorageTx,
 } from '@svc/server/internals';
 import type { LegacyUser, Problem } from './legacy-config.js';
 
@@ -63,11 +63,14 @@ export interface PlanOptions {
   encryption: KeyEncryption;
 }
 
+/** The stores a plan reads: the storage, or the stores of a transaction. */
+export type PlanStores = Pick<StorageTx, 'users' | 'keys'>;
+
 /** Plans the migration of `users` into `storage` (null: an empty or absent database). */
-export function planMigration(users: readonly LegacyUser[], storage: Storage | null, options: PlanOptions): MigrationPlan {
+export async function planMigration(users: readonly LegacyUser[], storage: PlanStores | null, options: PlanOptions): Promise<MigrationPlan> {
   const plan: MigrationPlan = { users: [], keys: [], conflicts: [] };
   for (const user of users) {
-    const existing = storage?.users.findByUsername(user.username) ?? null;
+    const existing = storage === null ? null : await storage.users.findByUsername(user.username);
     const { permissions, usedLegacyNames } = normalizePermissions(user.permissions);
     const passwordNote = policyViolation(user.password, options.passwordMinLength, user.username);
     plan.users.push({
@@ -80,16 +83,16 @@ export function planMigration(users: readonly LegacyUser[], storage: Storage | n
       passwordNote,
       usedLegacyNames,
     });
-    user.apiKeys.forEach((plaintext, index) => {
+    for (const [index, plaintext] of user.apiKeys.entries()) {
       const path = `${user.path}.api_keys[${index}]`;
-      const stored = storage?.apiKeys.findByDigest(apiKeyDigest(plaintext)) ?? null;
+      const stored = storage === null ? null : await storage.keys.findByDigest(apiKeyDigest(plaintext));
       if (stored !== null && (existing === null || stored.userId !== existing.id)) {
         plan.conflicts.push({ path, message: `this API key is already stored for another user (${stored.ownerUsername}); remove it from the file or delete that key first` });
-        return;
+        continue;
       }
       const action = stored === null ? 'create' : options.force && stored.encryptionKeyId !== options.encryption.keyId ? 're-encrypt' : 'keep';
       plan.keys.push({ path, username: user.username, keyPrefix: apiKeyDisplayPrefix(plaintext), action, number: index + 1, plaintext, existingId: stored?.id ?? null });
-    });
+    }
   }
   return plan;
 }

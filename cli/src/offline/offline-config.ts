@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigError, loadConfig, Storage, type ServerConfig } from '@svc/server/internals';
+import { ConfigError, loadConfig, SqliteStorage, type ServerConfig } from '@svc/server/internals';
 import { CliError, ExitCode } from '../exit-codes.js';
 
 /** The server configuration, with a bad variable reported as a usage error. */
@@ -29,13 +29,13 @@ export function existingDatabasePath(dbPath: string | undefined, config: ServerC
     throw new CliError(ExitCode.notFoundOrConflict, `no database at ${path}; pass --db-path, or set SVC_AUTH_DB_PATH or SVC_HOME as the server has them`);
   }
   const notSvc = `${path} is not an svc database; pass --db-path with the server's database (SVC_HOME/auth/auth.db); nothing was changed`;
-  let probe: Storage | null;
+  let probe: SqliteStorage | null;
   try {
-    probe = Storage.openReadOnly(path);
+    probe = SqliteStorage.open(path, { readOnly: true });
   } catch {
     throw new CliError(ExitCode.notFoundOrConflict, notSvc);
   }
   if (probe === null) throw new CliError(ExitCode.notFoundOrConflict, notSvc);
-  probe.close();
+  void probe.close();
   return path;
 }

@@ -1,11 +1,11 @@
 /**
  * The offline way back from a ban or a lockout: lists and lifts IP bans, (IP, credential) bans and
  * account lockouts straight in the database, for an operator locked out of every administrator
- * session (issue 14, the lockout dead end). Each lift happens in one write transaction with its
- * `offline_unban` audit event; running servers see the change on their next request (the change
- * tracker and SQLite's `data_version`).
+ * session (issue 14, the lockout dead end). Each lift happens in one write transaction, and once it
+ * is committed, its `offline_unban` audit event is recorded; running servers see the change on their
+ * next request (the storage's change feed: SQLite's `data_version`).
  */
-import { canonicalIp, recordOfflineAuditEvent, type ActiveBan, type Storage } from '@svc/server/internals';
+import { canonicalIp, recordOfflineAuditEvent, userOrNull, type ActiveBan, type Storage } from '@svc/server/internals';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { operatorDetails } from './operator.js';
 
@@ -26,8 +26,8 @@ export type LiftTarget = { ip: string } | { username: string } | { all: true };
 const kindOf = { ip: 'ip', key: 'credential', account: 'account' } as const;
 
 /** Every active ban and lockout at `now`. */
-export function listBans(storage: Storage, now: number): BanRow[] {
-  return storage.bruteForce.activeBans(null, now).map((ban) => ({
+export async function listBans(storage: Storage, now: number): Promise<BanRow[]> {
+  return (await storage.bruteForce.activeBans(null, now)).map((ban) => ({
     kind: kindOf[ban.scope],
     ip: ban.scope === 'account' ? null : ban.ip,
     credential: ban.keyId,
@@ -44,40 +44,39 @@ export function listBans(storage: Storage, now: number): BanRow[] {
  *
  * @throws {CliError} 1 for an address that is not one, 4 for an unknown username.
  */
-export function liftBans(storage: Storage, target: LiftTarget, now: number): ActiveBan[] {
-  return storage.transaction(() => {
-    const repository = storage.bruteForce;
-    let lifted: ActiveBan[];
-    let subject: string;
+export async function liftBans(storage: Storage, target: LiftTarget, now: number): Promise<ActiveBan[]> {
+  const { lifted, subject } = await storage.transaction(async (tx) => {
+    const counters = tx.bruteForce;
     if ('ip' in target) {
       const ip = canonicalIp(target.ip);
       if (ip === null) throw new CliError(ExitCode.usage, `${JSON.stringify(target.ip)} is not an IP address`);
-      subject = ip;
-      lifted = repository.activeBans('ip', now).filter((ban) => ban.ip === ip);
-      repository.delete('ip', ip, now);
-      lifted.push(...repository.deleteKeyEntriesOfIp(ip, now));
-    } else if ('username' in target) {
-      const user = storage.users.findByUsername(target.username);
-      if (user === null) throw new CliError(ExitCode.notFoundOrConflict, `no user named ${JSON.stringify(target.username)} in this database`);
-      subject = user.username;
-      lifted = repository.activeBans('account', now).filter((ban) => ban.userId === user.id);
-      repository.delete('account', user.id, now);
-    } else {
-      subject = 'all';
-      lifted = (['ip', 'key', 'account'] as const).flatMap((scope) => repository.deleteActiveBans(scope, now));
+      const banned = (await counters.activeBans('ip', now)).filter((ban) => ban.ip === ip);
+      await counters.delete('ip', ip, now);
+      banned.push(...(await counters.deleteKeyEntriesOfIp(ip, now)));
+      return { lifted: banned, subject: ip };
     }
-    // In this transaction: recorded only if the lift is.
-    recordOfflineAuditEvent(storage, {
-      event_type: 'offline_unban',
-      action: 'svc-unban',
-      category: 'security',
-      status: 'success',
-      target: subject,
-      details: {
-        lifted: lifted.map((ban) => ({ kind: kindOf[ban.scope], ip: ban.ip, credential: ban.keyId, username: ban.username })),
-        ...operatorDetails(),
-      },
-    });
-    return lifted;
+    if ('username' in target) {
+      const user = userOrNull(await tx.users.findByUsername(target.username));
+      if (user === null) throw new CliError(ExitCode.notFoundOrConflict, `no user named ${JSON.stringify(target.username)} in this database`);
+      const banned = (await counters.activeBans('account', now)).filter((ban) => ban.userId === user.id);
+      await counters.delete('account', user.id, now);
+      return { lifted: banned, subject: user.username };
+    }
+    const banned: ActiveBan[] = [];
+    for (const scope of ['ip', 'key', 'account'] as const) banned.push(...(await counters.deleteActiveBans(scope, now)));
+    return { lifted: banned, subject: 'all' };
   });
+  // After the commit: recorded only if the lift is.
+  await recordOfflineAuditEvent(storage, {
+    event_type: 'offline_unban',
+    action: 'svc-unban',
+    category: 'security',
+    status: 'success',
+    target: subject,
+    details: {
+      lifted: lifted.map((ban) => ({ kind: kindOf[ban.scope], ip: ban.ip, credential: ban.keyId, username: ban.username })),
+      ...operatorDetails(),
+    },
+  });
+  return lifted;
 }

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { generateApiKey, Storage } from '@svc/server/internals';
+import { generateApiKey, SqliteStorage } from '@svc/server/internals';
 import { createKey, createUser, setupAdmin, useServerWithAdmin, withTestServer } from '@svc/server/testing';
 import { jsonOf, runTool, tools, type ToolResult } from '../testing/run-tool.js';
 
@@ -74,13 +74,13 @@ describe('svc audit', () => {
       const key = (await createKey(server, admin.accessToken, { name: 'auditor' })).key;
       const svc = runner(server.baseUrl);
       ok(await svc(['audit', 'verify', '-ak', key]), 'verify before the edit'); // the server writes its queue first
-      const storage = Storage.open(server.config.databasePath);
+      const storage = SqliteStorage.open(server.config.databasePath);
       let second: number;
       try {
-        second = storage.db.prepare('SELECT id FROM audit_log ORDER BY id LIMIT 1 OFFSET 1').pluck().get() as number;
-        storage.db.prepare("UPDATE audit_log SET client_ip = '10.6.6.6' WHERE id = ?").run(second);
+        second = storage.database.prepare('SELECT id FROM audit_log ORDER BY id LIMIT 1 OFFSET 1').pluck().get() as number;
+        storage.database.prepare("UPDATE audit_log SET client_ip = '10.6.6.6' WHERE id = ?").run(second);
       } finally {
-        storage.close();
+        await storage.close();
       }
       const broken = await svc(['audit', 'verify', '-ak', key]);
       assert.equal(broken.code, 6);

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { immediateGate, SqliteUsageStore, Storage, type Database } from '@svc/server/internals';
+import { openStorage, storageConfigOf } from '@svc/server/internals';
 import { createKey, createUser, useServerWithAdmin, type LoggedInUser } from '@svc/server/testing';
 import { jsonOf, runTool, tools, type ToolResult } from '../testing/run-tool.js';
 
@@ -16,7 +16,6 @@ const HOUR = 3_600_000;
 describe('svc usage', () => {
   const handle = useServerWithAdmin();
   let home: string;
-  let db: Database;
   let adminKey: string;
   let alice: LoggedInUser;
   let aliceKey: { id: string; key: string };
@@ -26,18 +25,16 @@ describe('svc usage', () => {
     adminKey = (await createKey(handle.server, handle.admin.accessToken, { name: 'usage admin' })).key;
     alice = await createUser(handle.server, handle.admin.accessToken, ['models:read', 'keys:create']);
     aliceKey = await createKey(handle.server, alice.accessToken, { name: 'alice notebook' });
-    db = Storage.open(handle.server.config.databasePath).db;
+    const storage = await openStorage(storageConfigOf(handle.server.config));
     const hour = Math.floor(Date.now() / HOUR) * HOUR - HOUR;
     const row = { hourStart: hour, model: 'llama-3', errors: 0, estimatedCalls: 0, latencyMsSum: 3000 };
-    await new SqliteUsageStore({ read: db, write: db, gate: immediateGate }).add([
+    await storage.usage.add([
       { ...row, keyId: aliceKey.id, userId: alice.id, calls: 3, promptTokens: 1200, completionTokens: 34 },
       { ...row, keyId: null, userId: handle.admin.id, model: 'echo', calls: 1, promptTokens: 5, completionTokens: 5, latencyMsSum: 10 },
     ]);
+    await storage.close();
   });
-  afterAll(async () => {
-    db?.close();
-    await rm(home, { recursive: true, force: true });
-  });
+  afterAll(() => rm(home, { recursive: true, force: true }));
 
   const svc = (args: string[]) => runTool(tools.svc, args, { env: { SVC_HOME: home, SVC_ENDPOINT: handle.server.baseUrl } });
   const ok = (result: ToolResult, what: string) => {

@@ -5,6 +5,7 @@ import type { AuditFilterOptions, AuditFilters, AuditRecord, AuditSearchQuery, A
 import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
 import { SvcError } from '../errors.js';
+import { readLines } from './lines.js';
 import { unwrap, unwrapStream } from './unwrap.js';
 
 /** `client.audit`. */
@@ -53,22 +54,9 @@ export class AuditResource {
    * for await (const record of client.audit.exportRecords({ time_from: 'now-1d', category: 'security' })) console.log(record.event_type);
    */
   async *exportRecords(filters: AuditFilters = {}, options?: RequestOptions): AsyncGenerator<AuditRecord> {
-    const reader = (await this.export('jsonl', filters, options)).getReader();
-    const decoder = new TextDecoder();
-    let buffered = '';
-    for (;;) {
-      const { done, value } = await reader.read();
-      buffered += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      let newline = buffered.indexOf('\n');
-      while (newline !== -1) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        if (line.trim() !== '') yield parseRecord(line);
-        newline = buffered.indexOf('\n');
-      }
-      if (done) break;
+    for await (const line of readLines(await this.export('jsonl', filters, options))) {
+      if (line.trim() !== '') yield parseRecord(line);
     }
-    if (buffered.trim() !== '') yield parseRecord(buffered);
   }
 }
 

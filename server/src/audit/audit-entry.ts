@@ -7,7 +7,7 @@
  * export format and in any log line built from it (R38).
  */
 import { hash } from 'node:crypto';
-import type { AuditRecord } from '../storage/port/audit.js';
+import type { AuditAppend, AuditRecord, AuditStore } from '../storage/port/audit.js';
 
 /**
  * The fields of a record before it is chained: the storage port's {@link AuditRecord}, so the
@@ -16,11 +16,7 @@ import type { AuditRecord } from '../storage/port/audit.js';
 export type AuditEntry = AuditRecord;
 
 /** A stored record: the entry, its id and its place in the chain. */
-export interface StoredAuditEntry extends AuditEntry {
-  id: number;
-  prev_hash: string;
-  hash: string;
-}
+export type { StoredAuditRecord as StoredAuditEntry } from '../storage/port/audit.js';
 
 /** The fields of {@link AuditEntry} in canonical order (the hash covers them in this order). */
 export const auditFields = [
@@ -28,6 +24,11 @@ export const auditFields = [
   'model_id', 'model_name', 'model_type', 'method', 'route', 'endpoint', 'action', 'target', 'status', 'http_status', 'reason',
   'request_id', 'latency_ms', 'client_ip', 'details',
 ] as const satisfies readonly (keyof AuditEntry)[];
+
+/** The fields are exactly the record's: a field added to one and not the other fails to compile. */
+type MissingFields = Exclude<keyof AuditEntry, (typeof auditFields)[number]>;
+const everyFieldListed: MissingFields extends never ? true : never = true;
+void everyFieldListed;
 
 /** The `prev_hash` of the very first record. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -59,4 +60,25 @@ export function chainHash(previousHash: string, entry: AuditEntry): string {
 /** {@link chainHash} of a record given in its canonical encoding. */
 export function hashEncoded(previousHash: string, encoding: string): string {
   return hash('sha256', `${previousHash}\n${encoding}`, 'hex');
+}
+
+/** The entry a canonical encoding holds (what the writer thread receives). */
+export function entryFromEncoding(encoding: string): AuditEntry {
+  const values = JSON.parse(encoding) as unknown[];
+  return Object.fromEntries(auditFields.map((field, index) => [field, values[index] ?? null])) as unknown as AuditEntry;
+}
+
+/** A record to append, from its canonical encoding. */
+export function appendOf(encoding: string): AuditAppend {
+  return { record: entryFromEncoding(encoding), encoding };
+}
+
+/** Appends canonical encodings to `store` in one batch, chained with {@link hashEncoded} from {@link GENESIS_HASH}. */
+export function appendEncodings(store: AuditStore, encodings: readonly string[]): Promise<void> {
+  return store.append(encodings.map(appendOf), hashEncoded, GENESIS_HASH);
+}
+
+/** Appends entries to `store` in one batch (offline tools, tests). */
+export function appendEntries(store: AuditStore, entries: readonly AuditEntry[]): Promise<void> {
+  return store.append(entries.map((record) => ({ record, encoding: canonicalEncoding(record) })), hashEncoded, GENESIS_HASH);
 }

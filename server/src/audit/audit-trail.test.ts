@@ -3,20 +3,22 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
-import { Storage } from '../storage/storage.js';
+import { ManualClock } from '../runtime/clock.js';
+import { SqliteStorage } from '../storage/sqlite/sqlite-storage.js';
+import { appendEntries } from './audit-entry.js';
 import { AuditTrail, eventEntry } from './audit-trail.js';
-import { verifyAuditChainSync } from './verify-chain.js';
+import { verifyAuditChain } from './verify-chain.js';
 
 const DAY = 86_400_000;
 
-async function withStorage(work: (storage: Storage, databasePath: string) => void | Promise<void>): Promise<void> {
+async function withStorage(work: (storage: SqliteStorage, databasePath: string) => void | Promise<void>): Promise<void> {
   const home = await mkdtemp(join(tmpdir(), 'svc-audit-trail-'));
   const databasePath = join(home, 'auth.db');
-  const storage = Storage.open(databasePath);
+  const storage = SqliteStorage.open(databasePath);
   try {
     await work(storage, databasePath);
   } finally {
-    storage.close();
+    await storage.close();
     await rm(home, { recursive: true, force: true });
   }
 }
@@ -26,13 +28,13 @@ describe('AuditTrail', () => {
     await withStorage(async (storage) => {
       const trail = new AuditTrail(storage.audit, 90);
       for (let i = 0; i < 10; i += 1) trail.recordEvent({ event_type: 'test', action: `a${i}`, status: 'success' });
-      assert.equal(storage.audit.count(), 0, 'nothing written on the request path');
+      assert.equal((await storage.audit.count()), 0, 'nothing written on the request path');
       await trail.flush();
-      assert.equal(storage.audit.count(), 10);
+      assert.equal((await storage.audit.count()), 10);
       trail.recordEvent({ event_type: 'test', action: 'last', status: 'success' });
       await trail.close();
-      assert.equal(storage.audit.count(), 11, 'close writes what is queued');
-      assert.equal(verifyAuditChainSync(storage.audit).ok, true);
+      assert.equal((await storage.audit.count()), 11, 'close writes what is queued');
+      assert.equal((await verifyAuditChain(storage.audit)).ok, true);
     });
   });
 
@@ -41,19 +43,22 @@ describe('AuditTrail', () => {
       const now = Date.now();
       const old = Array.from({ length: 30 }, (_, i) => eventEntry({ event_type: 'old', action: 'x', status: 'success' }, now - 100 * DAY + i));
       const young = Array.from({ length: 5 }, (_, i) => eventEntry({ event_type: 'young', action: 'x', status: 'success' }, now - DAY + i));
-      storage.audit.append(old);
-      storage.audit.append(young);
-      const trail = new AuditTrail(storage.audit, 90);
-      assert.equal(trail.prune(now), 30);
+      await appendEntries(storage.audit, old);
+      await appendEntries(storage.audit, young);
+      const clock = new ManualClock(now - 50 * DAY);
+      const trail = new AuditTrail(storage.audit, 90, { thread: false }, clock);
+      assert.equal(await trail.prune(), 0, 'nothing is past the retention period yet at the clock\'s time');
+      clock.set(now);
+      assert.equal(await trail.prune(), 30);
       await trail.close();
-      assert.equal(storage.audit.count(), 6, 'five young records and the pruning event');
-      const report = verifyAuditChainSync(storage.audit);
+      assert.equal((await storage.audit.count()), 6, 'five young records and the pruning event');
+      const report = (await verifyAuditChain(storage.audit));
       assert.equal(report.ok, true, JSON.stringify(report));
       assert.equal(report.checked, 6);
       // Deleting the oldest remaining record without moving the anchor is detected.
-      const first = storage.db.prepare('SELECT min(id) FROM audit_log').pluck().get() as number;
-      storage.db.prepare('DELETE FROM audit_log WHERE id = ?').run(first);
-      assert.equal(verifyAuditChainSync(storage.audit).reason, 'previous_hash_mismatch');
+      const first = storage.database.prepare('SELECT min(id) FROM audit_log').pluck().get() as number;
+      storage.database.prepare('DELETE FROM audit_log WHERE id = ?').run(first);
+      assert.equal((await verifyAuditChain(storage.audit)).reason, 'previous_hash_mismatch');
     });
   });
 });
@@ -62,20 +67,20 @@ describe('AuditTrail with its writer thread', () => {
   it('writes batches on its own connection, chained to what is stored; flush waits for the commit', async () => {
     const home = await mkdtemp(join(tmpdir(), 'svc-audit-thread-'));
     const path = join(home, 'auth.db');
-    const storage = Storage.open(path);
+    const storage = SqliteStorage.open(path);
     try {
-      storage.audit.append([eventEntry({ event_type: 'before', action: 'x', status: 'success' })]);
+      await appendEntries(storage.audit, [eventEntry({ event_type: 'before', action: 'x', status: 'success' }, Date.now())]);
       const trail = new AuditTrail(storage.audit, 90, { thread: true, databasePath: path });
       for (let i = 0; i < 1500; i += 1) trail.recordEvent({ event_type: 'threaded', action: `a${i}`, status: 'success' });
       await trail.flush();
-      assert.equal(storage.audit.count(), 1501);
+      assert.equal((await storage.audit.count()), 1501);
       trail.recordEvent({ event_type: 'threaded', action: 'last', status: 'success' });
       await trail.close();
-      assert.equal(storage.audit.count(), 1502);
-      const report = verifyAuditChainSync(storage.audit);
+      assert.equal((await storage.audit.count()), 1502);
+      const report = (await verifyAuditChain(storage.audit));
       assert.deepEqual([report.ok, report.checked], [true, 1502]);
     } finally {
-      storage.close();
+      await storage.close();
       await rm(home, { recursive: true, force: true });
     }
   });
@@ -92,8 +97,8 @@ describe('AuditTrail with its writer thread', () => {
       await trail.flush();
       await trail.close();
       assert.deepEqual(errors, [], 'the writer thread failed and the trail fell back to this thread');
-      assert.equal(storage.audit.count(), 5);
-      assert.equal(verifyAuditChainSync(storage.audit).ok, true);
+      assert.equal(await storage.audit.count(), 5);
+      assert.equal((await verifyAuditChain(storage.audit)).ok, true);
     });
   });
 });
@@ -101,7 +106,7 @@ describe('AuditTrail with its writer thread', () => {
 describe('AuditTrail when its writer thread cannot work', () => {
   it('falls back to writing on the main thread; a flush never hangs', async () => {
     const home = await mkdtemp(join(tmpdir(), 'svc-audit-thread-gone-'));
-    const storage = Storage.open(join(home, 'auth.db'));
+    const storage = SqliteStorage.open(join(home, 'auth.db'));
     try {
       // The thread is pointed at a path it cannot open, so it dies at start.
       const trail = new AuditTrail(storage.audit, 90, { thread: true, databasePath: join(home, 'missing-dir', 'x', '\u0000bad.db') });
@@ -111,10 +116,10 @@ describe('AuditTrail when its writer thread cannot work', () => {
       trail.recordEvent({ event_type: 'fallback', action: 'late', status: 'success' });
       await trail.flush();
       await trail.close();
-      assert.equal(storage.audit.count(), 11);
-      assert.equal(verifyAuditChainSync(storage.audit).ok, true);
+      assert.equal((await storage.audit.count()), 11);
+      assert.equal((await verifyAuditChain(storage.audit)).ok, true);
     } finally {
-      storage.close();
+      await storage.close();
       await rm(home, { recursive: true, force: true });
     }
   });

@@ -14,8 +14,9 @@
 import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
 import { keySubject, type BruteForceEvent, type BruteForceListener } from '../brute-force/brute-force-service.js';
-import type { AuditRepository } from '../storage/audit-repository.js';
-import { canonicalEncoding, cleanText, type AuditEntry } from './audit-entry.js';
+import { systemClock, type Clock } from '../runtime/clock.js';
+import type { AuditStore } from '../storage/port/audit.js';
+import { appendEncodings, canonicalEncoding, cleanText, type AuditEntry } from './audit-entry.js';
 import type { WriterReply, WriterRequest } from './audit-writer-thread.js';
 import { siblingModule, startWorker } from '../runtime/source-runtime.js';
 
@@ -45,7 +46,7 @@ export interface AuditEvent {
 }
 
 /** Builds a full entry for an event, cleaning its text. */
-export function eventEntry(event: AuditEvent, timestamp = Date.now()): AuditEntry {
+export function eventEntry(event: AuditEvent, timestamp: number): AuditEntry {
   return {
     timestamp,
     event_type: cleanText(event.event_type) ?? 'event',
@@ -74,13 +75,19 @@ export function eventEntry(event: AuditEvent, timestamp = Date.now()): AuditEntr
   };
 }
 
-/** Where the trail writes: a writer thread (the server) or this thread (tests, tools). */
+/**
+ * Where the trail writes: a writer thread with its own SQLite connection (the server on SQLite), or
+ * this thread through the store (tests, tools, and a database reached over the network).
+ */
 export type AuditWriteMode = { thread: true; databasePath: string } | { thread: false };
 
 /** Queues and writes the records of one process. */
 export class AuditTrail implements BruteForceListener {
-  readonly #repository: AuditRepository;
+  readonly #store: AuditStore;
   readonly #retentionDays: number;
+  readonly #clock: Clock;
+  /** Batches being written on this thread. */
+  readonly #writingHere = new Set<Promise<void>>();
   #worker: Worker | null;
   #log: FastifyBaseLogger | null = null;
   /** Canonical encodings waiting to be sent. */
@@ -93,9 +100,10 @@ export class AuditTrail implements BruteForceListener {
   /** Batches sent to the writer thread and not answered yet, with who waits for them. */
   readonly #inFlight = new Map<number, { lines: string[]; waiters: (() => void)[] }>();
 
-  constructor(repository: AuditRepository, retentionDays: number, mode: AuditWriteMode = { thread: false }) {
-    this.#repository = repository;
+  constructor(store: AuditStore, retentionDays: number, mode: AuditWriteMode = { thread: false }, clock: Clock = systemClock) {
+    this.#store = store;
     this.#retentionDays = retentionDays;
+    this.#clock = clock;
     if (mode.thread) {
       this.#worker = startWorker(siblingModule('./audit-writer-thread', import.meta.url), { workerData: { databasePath: mode.databasePath } });
       this.#worker.on('message', (reply: WriterReply) => this.#settle(reply));
@@ -143,7 +151,7 @@ export class AuditTrail implements BruteForceListener {
 
   /** Queues an event record. */
   recordEvent(event: AuditEvent): void {
-    this.enqueue(eventEntry(event));
+    this.enqueue(eventEntry(event, this.#clock.now()));
   }
 
   /**
@@ -170,15 +178,18 @@ export class AuditTrail implements BruteForceListener {
       }
     }
     const pending = [...this.#inFlight.values()].map((entry) => new Promise<void>((resolve) => entry.waiters.push(resolve)));
-    return Promise.all(pending).then(() => undefined);
+    return Promise.all([...pending, ...this.#writingHere]).then(() => undefined);
   }
 
-  #writeHere(lines: string[]): void {
-    try {
-      this.#repository.appendCanonical(lines);
-    } catch (error) {
-      this.#requeue(lines, error);
-    }
+  /** Appends a batch through the store on this thread; a failure queues it again. Never rejects. */
+  #writeHere(lines: string[]): Promise<void> {
+    const writing = appendEncodings(this.#store, lines).then(
+      () => undefined,
+      (error: unknown) => this.#requeue(lines, error),
+    );
+    this.#writingHere.add(writing);
+    void writing.finally(() => this.#writingHere.delete(writing));
+    return writing;
   }
 
   #settle(reply: WriterReply): void {
@@ -202,7 +213,7 @@ export class AuditTrail implements BruteForceListener {
     if (this.#queue.length > 0 && !this.#closed) {
       const lines = this.#queue;
       this.#queue = [];
-      this.#writeHere(lines);
+      void this.#writeHere(lines);
     }
     for (const entry of unconfirmed) for (const waiter of entry.waiters) waiter();
   }
@@ -220,18 +231,19 @@ export class AuditTrail implements BruteForceListener {
 
   /** Prunes records older than the retention period now and then every few hours. */
   startPruning(): void {
-    this.prune();
-    this.#pruneTimer = setInterval(() => this.prune(), PRUNE_INTERVAL_MS);
+    void this.prune();
+    this.#pruneTimer = setInterval(() => void this.prune(), PRUNE_INTERVAL_MS);
     this.#pruneTimer.unref();
   }
 
-  /** Deletes records older than the retention period (in batches); records the pruning itself. */
-  prune(now = Date.now()): number {
+  /** Deletes records older than the retention period (in batches); records the pruning itself. Never rejects. */
+  async prune(): Promise<number> {
+    const now = this.#clock.now();
     const before = now - this.#retentionDays * 24 * 60 * 60 * 1000;
     let total = 0;
     try {
       for (;;) {
-        const deleted = this.#repository.pruneOlderThan(before, PRUNE_BATCH, now);
+        const deleted = await this.#store.pruneOlderThan(before, PRUNE_BATCH, now);
         total += deleted;
         if (deleted < PRUNE_BATCH) break;
       }
@@ -249,10 +261,10 @@ export class AuditTrail implements BruteForceListener {
     if (this.#pruneTimer !== null) clearInterval(this.#pruneTimer);
     await this.flush();
     this.#closed = true;
-    // Anything that failed in the thread is written here, synchronously, before the database closes.
+    // Anything that failed in the thread is written here, before the database closes.
     const rest = this.#queue;
     this.#queue = [];
-    if (rest.length > 0) this.#writeHere(rest);
+    if (rest.length > 0) await this.#writeHere(rest);
     const worker = this.#worker;
     this.#worker = null;
     await worker?.terminate();

@@ -1,12 +1,12 @@
 /**
  * The audit writer thread: receives batches of records (their canonical encodings, one per line)
  * from the server's main thread, and appends each batch to the database in one transaction on its
- * own connection, hashing as it goes. Keeping SQLite's inserts and the SHA-256 chain off the main
+ * own connection (through the SQLite adapter's audit store), hashing as it goes. Keeping SQLite's inserts and the SHA-256 chain off the main
  * thread is what keeps the audit trail from slowing requests.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase } from '../storage/database.js';
-import { AuditRepository } from '../storage/audit-repository.js';
+import { SqliteStorage } from '../storage/sqlite/sqlite-storage.js';
+import { appendEncodings } from './audit-entry.js';
 
 /** A batch from the main thread. */
 export interface WriterRequest {
@@ -22,16 +22,14 @@ export interface WriterReply {
 }
 
 const { databasePath } = workerData as { databasePath: string };
-const db = openDatabase(databasePath);
-const repository = new AuditRepository(db);
+const storage = SqliteStorage.open(databasePath);
 
 parentPort?.on('message', (request: WriterRequest) => {
-  let reply: WriterReply;
-  try {
-    repository.appendCanonical(request.lines.split('\n'));
-    reply = { batch: request.batch };
-  } catch (error) {
-    reply = { batch: request.batch, error: error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error) };
-  }
-  parentPort?.postMessage(reply);
+  appendEncodings(storage.audit, request.lines.split('\n')).then(
+    () => parentPort?.postMessage({ batch: request.batch } satisfies WriterReply),
+    (error: unknown) => {
+      const reason = error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error);
+      parentPort?.postMessage({ batch: request.batch, error: reason } satisfies WriterReply);
+    },
+  );
 });

@@ -3,10 +3,13 @@ import { describe, it } from 'vitest';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { categoryOf, requestEntry, type AuditContext } from './request-audit.js';
 
-function fakeCall(audit: AuditContext, statusCode: number, url = '/v1/chat/completions?stream=true'): [FastifyRequest, FastifyReply] {
+/** When the fake calls are recorded (the app passes its clock's time). */
+const RECORDED_AT = 1_750_000_000_000;
+
+function fakeCall(audit: AuditContext, statusCode: number, url = '/v1/chat/completions?stream=true'): [FastifyRequest, FastifyReply, number] {
   const request = { audit, principal: null, url, method: 'POST', params: {}, id: 'req-1' } as unknown as FastifyRequest;
   const reply = { statusCode, elapsedTime: 12.34567 } as unknown as FastifyReply;
-  return [request, reply];
+  return [request, reply, RECORDED_AT];
 }
 
 describe('requestEntry', () => {
@@ -18,6 +21,7 @@ describe('requestEntry', () => {
       target: 'qwen-chat',
     };
     const entry = requestEntry(...fakeCall(audit, 200));
+    assert.equal(entry.timestamp, RECORDED_AT, 'the time the app gave');
     assert.deepEqual(
       [entry.model_id, entry.model_name, entry.model_type, entry.action, entry.route, entry.endpoint, entry.target, entry.category],
       ['qwen-chat', 'qwen2.5-instruct', 'LLM', 'createChatCompletion', '/v1/chat/completions', '/v1/chat/completions', 'qwen-chat', 'inference'],

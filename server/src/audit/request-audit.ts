@@ -83,7 +83,7 @@ function defaultTarget(params: unknown): string | null {
 }
 
 /** The record of one API call. */
-export function requestEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry {
+export function requestEntry(request: FastifyRequest, reply: FastifyReply, now: number): AuditEntry {
   const context = request.audit;
   const principal = request.principal ?? null;
   const route = context.operation?.path ?? null;
@@ -93,7 +93,7 @@ export function requestEntry(request: FastifyRequest, reply: FastifyReply): Audi
   const key = principal?.apiKey ?? null;
   const authType = principal !== null && principal.authType !== 'none' ? principal.authType : (context.attemptedAuthType ?? 'none');
   return {
-    timestamp: Date.now(),
+    timestamp: now,
     event_type: 'api_call',
     category: categoryOf(route ?? request.url),
     auth_type: authType,

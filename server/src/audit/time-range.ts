@@ -8,7 +8,7 @@ const units: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_
 const RELATIVE = /^now(?:-(\d{1,9})([smhdw]))?$/;
 
 /** The epoch milliseconds `expression` names at `now`. @throws {ApiError} 400 naming `param`. */
-export function parseAuditTime(expression: string, param: string, now = Date.now()): number {
+export function parseAuditTime(expression: string, param: string, now: number): number {
   const text = expression.trim();
   const relative = RELATIVE.exec(text);
   if (relative !== null) {
@@ -23,7 +23,7 @@ export function parseAuditTime(expression: string, param: string, now = Date.now
 }
 
 /** The `[from, to]` range of a query (defaults: the last hour). @throws {ApiError} 400 when from is after to. */
-export function parseTimeRange(query: { time_from?: string; time_to?: string }, now = Date.now()): { timeFrom: number; timeTo: number } {
+export function parseTimeRange(query: { time_from?: string; time_to?: string }, now: number): { timeFrom: number; timeTo: number } {
   const timeFrom = parseAuditTime(query.time_from ?? 'now-1h', 'time_from', now);
   const timeTo = parseAuditTime(query.time_to ?? 'now', 'time_to', now);
   if (timeFrom > timeTo) throw new ApiError('invalid_request', 'time_from must not be after time_to', { param: 'time_from' });

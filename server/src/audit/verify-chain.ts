@@ -8,7 +8,7 @@
  * or that the whole chain was not recomputed — compare `head_hash` with a copy kept elsewhere.
  */
 import { chainHash, GENESIS_HASH } from './audit-entry.js';
-import type { AuditRepository } from '../storage/audit-repository.js';
+import type { AuditStore } from '../storage/port/audit.js';
 
 /** The outcome of a verification. */
 export interface ChainVerification {
@@ -25,43 +25,29 @@ export interface ChainVerification {
 
 const PAGE = 5000;
 
-/** Verifies the chain synchronously (offline tools). */
-export function verifyAuditChainSync(audit: AuditRepository): ChainVerification {
-  const run = verification(audit);
-  for (;;) {
-    const step = run.next();
-    if (step.done === true) return step.value;
-  }
-}
-
-/** Verifies the chain, yielding to the event loop between pages (the server). */
-export async function verifyAuditChain(audit: AuditRepository): Promise<ChainVerification> {
-  const run = verification(audit);
-  for (;;) {
-    const step = run.next();
-    if (step.done === true) return step.value;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
-
-function* verification(audit: AuditRepository): Generator<void, ChainVerification> {
-  const anchor = audit.anchor();
-  let expectedPrevious = anchor?.lastPrunedHash ?? GENESIS_HASH;
-  let afterId = 0;
-  let checked = 0;
-  let head: string | null = null;
-  for (;;) {
-    const page = audit.chainPage(afterId, PAGE);
-    for (const record of page) {
-      checked += 1;
-      if (record.prev_hash !== expectedPrevious) return broken(checked, record.id, 'previous_hash_mismatch', head);
-      if (chainHash(record.prev_hash, record) !== record.hash) return broken(checked, record.id, 'record_altered', head);
-      expectedPrevious = record.hash;
-      head = record.hash;
-      afterId = record.id;
+/**
+ * Verifies the chain from one consistent snapshot of the store (a prune committed meanwhile cannot
+ * fake a break), yielding to the event loop between pages.
+ */
+export async function verifyAuditChain(audit: AuditStore): Promise<ChainVerification> {
+  const reader = await audit.openChainReader();
+  try {
+    let expectedPrevious = reader.anchor?.lastPrunedHash ?? GENESIS_HASH;
+    let checked = 0;
+    let head: string | null = null;
+    for await (const page of reader.pages(PAGE)) {
+      for (const record of page) {
+        checked += 1;
+        if (record.prev_hash !== expectedPrevious) return broken(checked, record.id, 'previous_hash_mismatch', head);
+        if (chainHash(record.prev_hash, record) !== record.hash) return broken(checked, record.id, 'record_altered', head);
+        expectedPrevious = record.hash;
+        head = record.hash;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
     }
-    if (page.length < PAGE) return { ok: true, checked, first_broken_id: null, reason: null, head_hash: head };
-    yield;
+    return { ok: true, checked, first_broken_id: null, reason: null, head_hash: head };
+  } finally {
+    await reader.close();
   }
 }
 

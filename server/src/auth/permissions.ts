@@ -93,3 +93,10 @@ export function narrowPermissions(owner: PermissionSet, key: readonly Permission
 export function sortedPermissions(set: PermissionSet): Permission[] {
   return allPermissions.filter((p) => set.has(p));
 }
+
+const permissionOrder = new Map(allPermissions.map((permission, index) => [permission, index]));
+
+/** `permissions` in the canonical order of {@link allPermissions} (a new array). */
+export function sortPermissions(permissions: readonly Permission[]): Permission[] {
+  return [...permissions].sort((a, b) => (permissionOrder.get(a) ?? 0) - (permissionOrder.get(b) ?? 0));
+}

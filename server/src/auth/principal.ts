@@ -2,8 +2,7 @@
  * Who is calling: the authenticated user (or nobody, with authentication switched off), how they
  * authenticated, and the permissions in force for this request.
  */
-import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
-import type { UserRecord } from '../storage/users-repository.js';
+import type { ApiKeyRecord, UserRecord } from './records.js';
 import { allPermissions, type PermissionSet } from './permissions.js';
 
 /** The caller of one request. */

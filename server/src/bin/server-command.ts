@@ -52,7 +52,7 @@ export async function runServerCommand(options: ServerCommandOptions, argv: read
         process.once('SIGTERM', stop);
         const address = await app.listen({ host: parsed.host, port: parsed.port });
         const authState = config.authEnabled ? 'authentication on' : 'AUTHENTICATION OFF (SVC_AUTH_ADVANCED=false)';
-        process.stdout.write(`svc listening on ${address} (${authState}; database ${config.databasePath})\n`);
+        process.stdout.write(`svc listening on ${address} (${authState}; database ${config.databaseUrl?.redacted ?? config.databasePath})\n`);
       } catch (error) {
         if (error instanceof ConfigError) fail(error.message);
         const code = (error as NodeJS.ErrnoException).code;

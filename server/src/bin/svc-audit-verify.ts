@@ -8,14 +8,15 @@ import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { verifyAuditChainOffline } from '../audit/offline.js';
 import { ConfigError, loadConfig } from '../config.js';
-import { Storage } from '../storage/storage.js';
+import { openStorage } from '../storage/open-storage.js';
+import type { Storage } from '../storage/port/index.js';
 
 const program = new Command('svc-audit-verify')
   .description('Verify the hash chain of the svc audit trail and report the first broken record')
   .option('--db-path <path>', 'the database (default: SVC_AUTH_DB_PATH, else {SVC_HOME}/auth/auth.db)')
   .option('--json', 'print the report as JSON')
   .showHelpAfterError()
-  .action((options: { dbPath?: string; json?: boolean }) => {
+  .action(async (options: { dbPath?: string; json?: boolean }) => {
     let path: string;
     try {
       path = options.dbPath ?? loadConfig(process.env).databasePath;
@@ -25,8 +26,8 @@ const program = new Command('svc-audit-verify')
     if (!existsSync(path)) fail(`no database at ${path}`);
     let storage: Storage | undefined;
     try {
-      storage = Storage.open(path);
-      const report = verifyAuditChainOffline(storage);
+      storage = await openStorage({ kind: 'sqlite', path });
+      const report = await verifyAuditChainOffline(storage);
       if (options.json === true) process.stdout.write(`${JSON.stringify(report)}\n`);
       else if (report.ok) process.stdout.write(`audit chain intact: ${report.checked} records, head ${report.head_hash ?? '(empty)'}\n`);
       else process.stdout.write(`audit chain broken at record ${report.first_broken_id} (${report.reason}) after ${report.checked - 1} intact records\n`);
@@ -34,7 +35,7 @@ const program = new Command('svc-audit-verify')
     } catch (error) {
       fail(error instanceof Error ? error.message : String(error));
     } finally {
-      storage?.close();
+      await storage?.close();
     }
   });
 
@@ -43,4 +44,4 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-program.parse(process.argv);
+await program.parseAsync(process.argv);

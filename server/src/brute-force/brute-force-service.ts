@@ -7,10 +7,11 @@
  * A login reserves its place in the counters before the password hash ({@link BruteForceService.reserveLogin})
  * and settles it after ({@link BruteForceService.settleLogin}), so concurrent attempts cannot all be
  * evaluated. The hot path (a request with a valid credential) only reads an in-process copy of the active IP
- * and key bans, reloaded whenever the change tracker reports a write by any process.
+ * and key bans, reloaded whenever the storage's change feed reports a change of the `bans` domain by
+ * any process ({@link BruteForceService.refreshBans}; synchronous while nothing changed on SQLite).
  */
-import type { Storage } from '../storage/storage.js';
-import type { ActiveBan, BruteForceEntry, BruteForceScope } from '../storage/brute-force-repository.js';
+import type { Clock } from '../runtime/clock.js';
+import type { ActiveBan, BruteForceEntry, BruteForceScope, Epochs, Storage, StorageTx } from '../storage/port/index.js';
 import { mergeSettings, parseStoredSettings, type RateLimitRule, type SecuritySettings, type SecuritySettingsUpdate } from './security-settings.js';
 
 /** A ban, lockout, unban or unlock, as listeners hear of it. */
@@ -39,6 +40,8 @@ export interface BanStatus {
   scope: 'ip' | 'key';
   retryAfterSeconds: number;
 }
+
+export type { ActiveBan, BruteForceScope } from '../storage/port/index.js';
 
 const STALE_PRUNE_INTERVAL_MS = 60_000;
 /** A reservation older than this was left by a crashed process (a login takes well under a second). */
@@ -78,14 +81,19 @@ export function keySubject(ip: string, keyId: string): string {
 /** Counts failures, bans, locks and lifts bans. */
 export class BruteForceService {
   readonly #storage: Storage;
+  readonly #clock: Clock;
   readonly #listeners: BruteForceListener[] = [];
-  #cacheEpoch = -1;
+  #cacheEpoch = Number.NaN;
   #ipBans = new Map<string, number>();
   #keyBans = new Map<string, number>();
   #lastPrune = 0;
 
-  constructor(storage: Storage) {
+  constructor(storage: Storage, clock: Clock) {
     this.#storage = storage;
+    this.#clock = clock;
+    storage.changes.onChange((domain) => {
+      if (domain === 'bans') this.#cacheEpoch = Number.NaN;
+    });
   }
 
   /** Registers a listener for bans and unbans. */
@@ -94,17 +102,21 @@ export class BruteForceService {
   }
 
   /** The settings in force (read from the database). */
-  settings(): SecuritySettings {
-    return parseStoredSettings(this.#storage.bruteForce.settingsJson());
+  async settings(): Promise<SecuritySettings> {
+    return parseStoredSettings(await this.#storage.settings.read());
   }
 
   /** Applies a partial update and stores it. @throws {ApiError} 400 (nothing changes) when a value is invalid. */
-  updateSettings(update: SecuritySettingsUpdate): SecuritySettings {
-    return this.#storage.transaction(() => {
-      const merged = mergeSettings(this.settings(), update);
-      this.#storage.bruteForce.saveSettingsJson(JSON.stringify(merged), Date.now());
-      return merged;
-    });
+  updateSettings(update: SecuritySettingsUpdate): Promise<SecuritySettings> {
+    const now = this.#clock.now();
+    return this.#storage.transaction(
+      async (tx) => {
+        const merged = mergeSettings(parseStoredSettings(await tx.settings.read()), update);
+        await tx.settings.write(JSON.stringify(merged), now);
+        return merged;
+      },
+      { locks: ['settings'] },
+    );
   }
 
   /**
@@ -113,69 +125,105 @@ export class BruteForceService {
    * ban length default to the global `key` setting. Keys without one are not counted (their
    * failures cannot be guesses: the key exists).
    */
-  recordKnownKeyFailure(ip: string, keyId: string, digest: Buffer): void {
-    const key = this.#storage.apiKeys.findByDigest(digest);
+  async recordKnownKeyFailure(ip: string, keyId: string, digest: Buffer): Promise<void> {
+    const key = await this.#storage.keys.findByDigest(digest);
     if (key === null || key.rateLimit.maxFailures === null) return;
-    const now = Date.now();
-    const global = this.settings().key;
+    const now = this.#clock.now();
+    const global = (await this.settings()).key;
     const rule: RateLimitRule = {
       max_failures: key.rateLimit.maxFailures,
       window_seconds: key.rateLimit.windowSeconds ?? global.window_seconds,
       ban_seconds: key.rateLimit.banSeconds ?? global.ban_seconds,
     };
-    const events = this.#storage.transaction(() => {
+    const events = await this.#storage.transaction(async (tx) => {
       const found: BruteForceEvent[] = [];
-      this.#countWindowed('key', keySubject(ip, keyId), { ip, keyId, userId: null }, rule, now, found);
+      await countWindowed(tx, newEntry('key', keySubject(ip, keyId), { ip, keyId, userId: null }, now), rule, now, found);
       return found;
     });
     this.#emit(events);
   }
 
   /** The active (IP, credential) bans of the credential `keyId`. */
-  bansOfKey(keyId: string): ActiveBan[] {
-    return this.activeBans('key').filter((ban) => ban.keyId === keyId);
+  async bansOfKey(keyId: string): Promise<ActiveBan[]> {
+    return (await this.activeBans('key')).filter((ban) => ban.keyId === keyId);
   }
 
   /** Lifts every active ban of the credential `keyId`; answers how many. */
-  unbanKeyEverywhere(keyId: string): number {
-    return this.bansOfKey(keyId).reduce((lifted, ban) => lifted + this.unban('key', { ip: ban.ip ?? '', keyId }), 0);
+  async unbanKeyEverywhere(keyId: string): Promise<number> {
+    let lifted = 0;
+    for (const ban of await this.bansOfKey(keyId)) lifted += await this.unban('key', { ip: ban.ip ?? '', keyId });
+    return lifted;
   }
 
-  /** Whether `ip` is banned (the hot path: an in-memory lookup). */
-  ipBan(ip: string, now = Date.now()): BanStatus | null {
-    this.#refreshCache();
-    return banStatus('ip', this.#ipBans.get(ip), now);
+  /**
+   * Brings the in-process copy of the active IP and key bans up to date: null when it already was
+   * (decided synchronously, the hot path), else a promise that settles once it is. Never rejects: if
+   * the database cannot be read, the bans known so far stay in force; the request then needs the
+   * database for its own work anyway and fails closed there (R34), while a malformed credential
+   * still gets its 401 without it (R22).
+   */
+  refreshBans(): Promise<void> | null {
+    let epochs: Epochs | Promise<Epochs>;
+    try {
+      epochs = this.#storage.changes.current();
+    } catch {
+      return null;
+    }
+    if (epochs instanceof Promise) return epochs.then((resolved) => this.#reloadIfChanged(resolved) ?? undefined, () => undefined);
+    return this.#reloadIfChanged(epochs);
+  }
+
+  #reloadIfChanged(epochs: Epochs): Promise<void> | null {
+    if (epochs.bans === this.#cacheEpoch) return null;
+    return this.#storage.bruteForce.activeBans(null, this.#clock.now()).then(
+      (bans) => {
+        const ipBans = new Map<string, number>();
+        const keyBans = new Map<string, number>();
+        for (const ban of bans) {
+          if (ban.scope === 'ip' && ban.ip !== null) ipBans.set(ban.ip, ban.bannedUntil);
+          if (ban.scope === 'key' && ban.ip !== null && ban.keyId !== null) keyBans.set(keySubject(ban.ip, ban.keyId), ban.bannedUntil);
+        }
+        this.#cacheEpoch = epochs.bans;
+        this.#ipBans = ipBans;
+        this.#keyBans = keyBans;
+      },
+      () => undefined,
+    );
+  }
+
+  /** Whether `ip` is banned (the hot path: an in-memory lookup; call {@link refreshBans} first). */
+  ipBan(ip: string): BanStatus | null {
+    return banStatus('ip', this.#ipBans.get(ip), this.#clock.now());
   }
 
   /** Whether any (IP, credential) ban is active, so callers compute a credential id only when needed. */
   hasKeyBans(): boolean {
-    this.#refreshCache();
     return this.#keyBans.size > 0;
   }
 
   /** Whether the credential with id `keyId` is banned for `ip`. */
-  keyBan(ip: string, keyId: string, now = Date.now()): BanStatus | null {
-    this.#refreshCache();
-    return banStatus('key', this.#keyBans.get(keySubject(ip, keyId)), now);
+  keyBan(ip: string, keyId: string): BanStatus | null {
+    return banStatus('key', this.#keyBans.get(keySubject(ip, keyId)), this.#clock.now());
   }
 
   /** Counts a failed API key or access token from `ip` (per IP and per IP and credential). */
-  recordCredentialFailure(ip: string, keyId: string): void {
-    const now = Date.now();
-    const settings = this.settings();
-    const events = this.#storage.transaction(() => {
+  async recordCredentialFailure(ip: string, keyId: string): Promise<void> {
+    const now = this.#clock.now();
+    const settings = await this.settings();
+    const events = await this.#storage.transaction(async (tx) => {
       const found: BruteForceEvent[] = [];
-      this.#countWindowed('ip', ip, { ip, keyId: null, userId: null }, settings.ip, now, found);
-      this.#countWindowed('key', keySubject(ip, keyId), { ip, keyId, userId: null }, settings.key, now, found);
-      this.#pruneStale(settings, now);
+      await countWindowed(tx, newEntry('ip', ip, { ip, keyId: null, userId: null }, now), settings.ip, now, found);
+      await countWindowed(tx, newEntry('key', keySubject(ip, keyId), { ip, keyId, userId: null }, now), settings.key, now, found);
+      await this.#pruneStale(tx, settings, now);
       return found;
     });
     this.#emit(events);
   }
 
   /** When the account's lockout ends, or null when it is not locked. */
-  accountLockedUntil(userId: string, now = Date.now()): number | null {
-    const entry = this.#storage.bruteForce.find('account', userId);
+  async accountLockedUntil(userId: string): Promise<number | null> {
+    const now = this.#clock.now();
+    const entry = await this.#storage.bruteForce.find('account', userId);
     return entry?.bannedUntil != null && entry.bannedUntil > now ? entry.bannedUntil : null;
   }
 
@@ -185,32 +233,31 @@ export class BruteForceService {
    * or when its failures plus the attempts already in flight reach the limit or the in-flight cap.
    * So however many attempts arrive at once, no more are evaluated than the limits allow.
    */
-  reserveLogin(ip: string, userId: string | null): LoginTicket | LoginRefusal {
-    const now = Date.now();
-    const settings = this.settings();
+  async reserveLogin(ip: string, userId: string | null): Promise<LoginTicket | LoginRefusal> {
+    const now = this.#clock.now();
+    const settings = await this.settings();
     const staleBefore = now - IN_FLIGHT_STALE_MS;
-    return this.#storage.transaction(() => {
-      const repository = this.#storage.bruteForce;
-      const address = repository.find('ip', ip);
-      if (address?.bannedUntil != null && address.bannedUntil > now) {
+    return this.#storage.transaction(async (tx): Promise<LoginTicket | LoginRefusal> => {
+      const address = await tx.bruteForce.lockCounter(newEntry('ip', ip, { ip, keyId: null, userId: null }, now));
+      if (address.bannedUntil !== null && address.bannedUntil > now) {
         return { reason: 'ip', retryAfterSeconds: secondsUntil(address.bannedUntil, now) };
       }
-      const addressFailures = address === null || now - address.windowStartedAt > settings.ip.window_seconds * 1000 ? 0 : address.failures;
-      const addressInFlight = repository.inFlight('ip', ip, staleBefore);
+      const addressFailures = now - address.windowStartedAt > settings.ip.window_seconds * 1000 ? 0 : address.failures;
+      const addressInFlight = inFlightOf(address, staleBefore);
       if (addressFailures + addressInFlight >= settings.ip.max_failures || addressInFlight >= MAX_LOGINS_IN_FLIGHT_PER_ADDRESS) {
         return { reason: 'throttled', retryAfterSeconds: 1 };
       }
-      repository.setInFlight({ scope: 'ip', subject: ip, ip, keyId: null, userId: null }, addressInFlight + 1, now, now);
-      if (userId === null || this.#storage.users.findById(userId) === null) return { ip, reservedUserId: null, accountLocked: false };
-      const account = repository.find('account', userId);
-      if (account?.bannedUntil != null && account.bannedUntil > now) return { ip, reservedUserId: null, accountLocked: true };
-      const quiet = account === null || now - account.lastFailureAt > settings.login.failure_reset_seconds * 1000;
+      await tx.bruteForce.save({ ...address, inFlight: addressInFlight + 1, inFlightSince: now });
+      if (userId === null || (await tx.users.findById(userId)) === null) return { ip, reservedUserId: null, accountLocked: false };
+      const account = await tx.bruteForce.lockCounter(newEntry('account', userId, { ip, keyId: null, userId }, now));
+      if (account.bannedUntil !== null && account.bannedUntil > now) return { ip, reservedUserId: null, accountLocked: true };
+      const quiet = now - account.lastFailureAt > settings.login.failure_reset_seconds * 1000;
       const failuresThisRound = quiet ? 0 : account.failures % settings.login.failures_before_lockout;
-      const accountInFlight = repository.inFlight('account', userId, staleBefore);
+      const accountInFlight = inFlightOf(account, staleBefore);
       if (failuresThisRound + accountInFlight >= settings.login.failures_before_lockout || accountInFlight >= MAX_LOGINS_IN_FLIGHT_PER_ACCOUNT) {
         return { ip, reservedUserId: null, accountLocked: true };
       }
-      repository.setInFlight({ scope: 'account', subject: userId, ip, keyId: null, userId }, accountInFlight + 1, now, now);
+      await tx.bruteForce.save({ ...account, inFlight: accountInFlight + 1, inFlightSince: now });
       return { ip, reservedUserId: userId, accountLocked: false };
     });
   }
@@ -220,28 +267,27 @@ export class BruteForceService {
    * address and (when reserved) the account, banning or locking when the limit is reached; a
    * success resets the account's count.
    */
-  settleLogin(ticket: LoginTicket, succeeded: boolean): void {
-    const now = Date.now();
-    const settings = this.settings();
+  async settleLogin(ticket: LoginTicket, succeeded: boolean): Promise<void> {
+    const now = this.#clock.now();
+    const settings = await this.settings();
     const staleBefore = now - IN_FLIGHT_STALE_MS;
-    const events = this.#storage.transaction(() => {
-      const repository = this.#storage.bruteForce;
+    const events = await this.#storage.transaction(async (tx) => {
       const found: BruteForceEvent[] = [];
-      const release = (scope: 'ip' | 'account', subject: string, userId: string | null) => {
-        const inFlight = repository.inFlight(scope, subject, staleBefore);
-        repository.setInFlight({ scope, subject, ip: ticket.ip, keyId: null, userId }, Math.max(0, inFlight - 1), null, now);
+      const release = async (scope: 'ip' | 'account', subject: string, userId: string | null): Promise<void> => {
+        const entry = await tx.bruteForce.lockCounter(newEntry(scope, subject, { ip: ticket.ip, keyId: null, userId }, now));
+        await tx.bruteForce.save({ ...entry, inFlight: Math.max(0, inFlightOf(entry, staleBefore) - 1) });
       };
-      release('ip', ticket.ip, null);
-      if (ticket.reservedUserId !== null) release('account', ticket.reservedUserId, ticket.reservedUserId);
+      await release('ip', ticket.ip, null);
+      if (ticket.reservedUserId !== null) await release('account', ticket.reservedUserId, ticket.reservedUserId);
       if (succeeded) {
-        if (ticket.reservedUserId !== null) repository.delete('account', ticket.reservedUserId, now);
+        if (ticket.reservedUserId !== null) await tx.bruteForce.delete('account', ticket.reservedUserId, now);
         return found;
       }
-      this.#countWindowed('ip', ticket.ip, { ip: ticket.ip, keyId: null, userId: null }, settings.ip, now, found);
-      if (ticket.reservedUserId !== null && this.#storage.users.findById(ticket.reservedUserId) !== null) {
-        this.#countAccount(ticket.reservedUserId, ticket.ip, settings.login, now, found);
+      await countWindowed(tx, newEntry('ip', ticket.ip, { ip: ticket.ip, keyId: null, userId: null }, now), settings.ip, now, found);
+      if (ticket.reservedUserId !== null && (await tx.users.findById(ticket.reservedUserId)) !== null) {
+        await countAccount(tx, ticket.reservedUserId, ticket.ip, settings.login, now, found);
       }
-      this.#pruneStale(settings, now);
+      await this.#pruneStale(tx, settings, now);
       return found;
     });
     this.#emit(events);
@@ -251,28 +297,28 @@ export class BruteForceService {
    * Counts one failure against `ip` alone, outside a login (a refused single sign-on callback or
    * code exchange): the address's counter moves, and reaching its limit bans it.
    */
-  recordAddressFailure(ip: string): void {
-    const now = Date.now();
-    const settings = this.settings();
-    const events = this.#storage.transaction(() => {
+  async recordAddressFailure(ip: string): Promise<void> {
+    const now = this.#clock.now();
+    const settings = await this.settings();
+    const events = await this.#storage.transaction(async (tx) => {
       const found: BruteForceEvent[] = [];
-      this.#countWindowed('ip', ip, { ip, keyId: null, userId: null }, settings.ip, now, found);
-      this.#pruneStale(settings, now);
+      await countWindowed(tx, newEntry('ip', ip, { ip, keyId: null, userId: null }, now), settings.ip, now, found);
+      await this.#pruneStale(tx, settings, now);
       return found;
     });
     this.#emit(events);
   }
 
   /** Active bans (and lockouts) of `scope`. */
-  activeBans(scope: BruteForceScope): ActiveBan[] {
-    return this.#storage.bruteForce.activeBans(scope, Date.now());
+  activeBans(scope: BruteForceScope): Promise<ActiveBan[]> {
+    return this.#storage.bruteForce.activeBans(scope, this.#clock.now());
   }
 
   /** Lifts one ban; answers how many were lifted (0 or 1). */
-  unban(scope: BruteForceScope, subject: { ip?: string; keyId?: string; userId?: string }): number {
-    const now = Date.now();
+  async unban(scope: BruteForceScope, subject: { ip?: string; keyId?: string; userId?: string }): Promise<number> {
+    const now = this.#clock.now();
     const key = subjectOf(scope, subject);
-    const lifted = this.#storage.transaction(() => this.#storage.bruteForce.delete(scope, key, now));
+    const lifted = await this.#storage.bruteForce.delete(scope, key, now);
     if (lifted) {
       this.#emit([{ action: 'unban', scope, ip: subject.ip ?? null, keyId: subject.keyId ?? null, userId: subject.userId ?? null, bannedUntil: null, cause: 'admin' }]);
     }
@@ -280,90 +326,18 @@ export class BruteForceService {
   }
 
   /** Lifts every ban of `scope`; answers how many. */
-  unbanAll(scope: BruteForceScope): number {
-    const now = Date.now();
-    const lifted = this.#storage.transaction(() => this.#storage.bruteForce.deleteActiveBans(scope, now));
+  async unbanAll(scope: BruteForceScope): Promise<number> {
+    const now = this.#clock.now();
+    const lifted = await this.#storage.bruteForce.deleteActiveBans(scope, now);
     this.#emit(lifted.map((ban) => ({ action: 'unban', scope, ip: ban.ip, keyId: ban.keyId, userId: ban.userId, bannedUntil: null, cause: 'admin' })));
     return lifted.length;
   }
 
-  #countWindowed(
-    scope: 'ip' | 'key',
-    subject: string,
-    identity: Pick<BruteForceEntry, 'ip' | 'keyId' | 'userId'>,
-    rule: RateLimitRule,
-    now: number,
-    events: BruteForceEvent[],
-  ): void {
-    const entry = this.#storage.bruteForce.find(scope, subject) ?? newEntry(scope, subject, identity, now);
-    if (entry.bannedUntil !== null && entry.bannedUntil > now) return;
-    if (now - entry.windowStartedAt > rule.window_seconds * 1000) {
-      entry.failures = 0;
-      entry.windowStartedAt = now;
-    }
-    entry.failures += 1;
-    entry.lastFailureAt = now;
-    const bans = entry.failures >= rule.max_failures;
-    if (bans) {
-      entry.failures = 0;
-      entry.windowStartedAt = now;
-      entry.lockouts += 1;
-      entry.bannedUntil = now + rule.ban_seconds * 1000;
-      events.push({ action: 'ban', scope, ip: entry.ip, keyId: entry.keyId, userId: null, bannedUntil: entry.bannedUntil, cause: 'failures' });
-    }
-    this.#storage.bruteForce.save(entry, bans);
-  }
-
-  #countAccount(userId: string, ip: string, rule: SecuritySettings['login'], now: number, events: BruteForceEvent[]): void {
-    const entry = this.#storage.bruteForce.find('account', userId) ?? newEntry('account', userId, { ip, keyId: null, userId }, now);
-    if (entry.bannedUntil !== null && entry.bannedUntil > now) return;
-    // Keycloak: after `failure_reset_seconds` without a failure the count starts over.
-    if (now - entry.lastFailureAt > rule.failure_reset_seconds * 1000) {
-      entry.failures = 0;
-      entry.lockouts = 0;
-      entry.windowStartedAt = now;
-    }
-    entry.failures += 1;
-    entry.lastFailureAt = now;
-    const locks = entry.failures % rule.failures_before_lockout === 0;
-    if (locks) {
-      entry.lockouts += 1;
-      const waitSeconds = Math.min(rule.wait_increment_seconds * entry.lockouts, rule.max_wait_seconds);
-      entry.bannedUntil = now + waitSeconds * 1000;
-      events.push({ action: 'ban', scope: 'account', ip, keyId: null, userId, bannedUntil: entry.bannedUntil, cause: 'failures' });
-    }
-    this.#storage.bruteForce.save(entry, locks);
-  }
-
-  #pruneStale(settings: SecuritySettings, now: number): void {
+  async #pruneStale(tx: StorageTx, settings: SecuritySettings, now: number): Promise<void> {
     if (now - this.#lastPrune < STALE_PRUNE_INTERVAL_MS) return;
     this.#lastPrune = now;
     const longestMemory = Math.max(settings.ip.window_seconds, settings.key.window_seconds, settings.login.failure_reset_seconds) * 1000;
-    this.#storage.bruteForce.pruneStale(now - longestMemory, now);
-  }
-
-  /**
-   * Reloads the active bans when any process wrote. If the database cannot be read, the bans known
-   * so far stay in force: the request then needs the database for its own work anyway and fails
-   * closed there (R34), while a malformed credential still gets its 401 without it (R22).
-   */
-  #refreshCache(): void {
-    let epoch: number;
-    const ipBans = new Map<string, number>();
-    const keyBans = new Map<string, number>();
-    try {
-      epoch = this.#storage.tracker.epoch();
-      if (epoch === this.#cacheEpoch) return;
-      for (const ban of this.#storage.bruteForce.activeBans(null, Date.now())) {
-        if (ban.scope === 'ip' && ban.ip !== null) ipBans.set(ban.ip, ban.bannedUntil);
-        if (ban.scope === 'key' && ban.ip !== null && ban.keyId !== null) keyBans.set(keySubject(ban.ip, ban.keyId), ban.bannedUntil);
-      }
-    } catch {
-      return;
-    }
-    this.#cacheEpoch = epoch;
-    this.#ipBans = ipBans;
-    this.#keyBans = keyBans;
+    await tx.bruteForce.pruneStale(now - longestMemory, now);
   }
 
   #emit(events: readonly BruteForceEvent[]): void {
@@ -373,8 +347,54 @@ export class BruteForceService {
   }
 }
 
+/** Counts one failure on an IP or (IP, credential) counter, inside the counting transaction; bans at the rule's limit. */
+async function countWindowed(tx: StorageTx, initial: BruteForceEntry, rule: RateLimitRule, now: number, events: BruteForceEvent[]): Promise<void> {
+  const entry = await tx.bruteForce.lockCounter(initial);
+  if (entry.bannedUntil !== null && entry.bannedUntil > now) return;
+  if (now - entry.windowStartedAt > rule.window_seconds * 1000) {
+    entry.failures = 0;
+    entry.windowStartedAt = now;
+  }
+  entry.failures += 1;
+  entry.lastFailureAt = now;
+  if (entry.failures >= rule.max_failures) {
+    entry.failures = 0;
+    entry.windowStartedAt = now;
+    entry.lockouts += 1;
+    entry.bannedUntil = now + rule.ban_seconds * 1000;
+    events.push({ action: 'ban', scope: entry.scope, ip: entry.ip, keyId: entry.keyId, userId: null, bannedUntil: entry.bannedUntil, cause: 'failures' });
+  }
+  await tx.bruteForce.save(entry);
+}
+
+/** Counts one failed login against an account, inside the counting transaction; locks it out every `failures_before_lockout`. */
+async function countAccount(tx: StorageTx, userId: string, ip: string, rule: SecuritySettings['login'], now: number, events: BruteForceEvent[]): Promise<void> {
+  const entry = await tx.bruteForce.lockCounter(newEntry('account', userId, { ip, keyId: null, userId }, now));
+  if (entry.bannedUntil !== null && entry.bannedUntil > now) return;
+  // Keycloak: after `failure_reset_seconds` without a failure the count starts over.
+  if (now - entry.lastFailureAt > rule.failure_reset_seconds * 1000) {
+    entry.failures = 0;
+    entry.lockouts = 0;
+    entry.windowStartedAt = now;
+  }
+  entry.failures += 1;
+  entry.lastFailureAt = now;
+  if (entry.failures % rule.failures_before_lockout === 0) {
+    entry.lockouts += 1;
+    const waitSeconds = Math.min(rule.wait_increment_seconds * entry.lockouts, rule.max_wait_seconds);
+    entry.bannedUntil = now + waitSeconds * 1000;
+    events.push({ action: 'ban', scope: 'account', ip, keyId: null, userId, bannedUntil: entry.bannedUntil, cause: 'failures' });
+  }
+  await tx.bruteForce.save(entry);
+}
+
 function newEntry(scope: BruteForceScope, subject: string, identity: Pick<BruteForceEntry, 'ip' | 'keyId' | 'userId'>, now: number): BruteForceEntry {
-  return { scope, subject, ...identity, failures: 0, windowStartedAt: now, lastFailureAt: now, lockouts: 0, bannedUntil: null };
+  return { scope, subject, ...identity, failures: 0, windowStartedAt: now, lastFailureAt: now, lockouts: 0, bannedUntil: null, inFlight: 0, inFlightSince: null };
+}
+
+/** The attempts reserved on a counter and not settled; a count whose last reservation is stale reads as 0. */
+function inFlightOf(entry: BruteForceEntry, staleBefore: number): number {
+  return entry.inFlightSince === null || entry.inFlightSince < staleBefore ? 0 : entry.inFlight;
 }
 
 function secondsUntil(until: number, now: number): number {

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
+import { systemClock, type Clock } from '../runtime/clock.js';
 
 const ISSUER = 'svc';
 const TOKEN_TYPE = 'at+jwt';
@@ -32,10 +33,13 @@ export class AccessTokens {
    * the whole token, which must match exactly for a hit.
    */
   readonly #verified = new Map<string, { token: string; claims: AccessClaims }>();
+  readonly #clock: Clock;
 
-  constructor(secret: string, ttlSeconds: number) {
+  /** @param clock - the time tokens are issued and checked at. */
+  constructor(secret: string, ttlSeconds: number, clock: Clock = systemClock) {
     this.#key = new TextEncoder().encode(secret);
     this.#ttlSeconds = ttlSeconds;
+    this.#clock = clock;
   }
 
   /** Seconds an access token lives. */
@@ -45,13 +49,14 @@ export class AccessTokens {
 
   /** Signs a token for `userId` at `tokenVersion`. */
   issue(userId: string, tokenVersion: number, scopes: readonly string[]): Promise<string> {
+    const issuedAt = Math.floor(this.#clock.now() / 1000);
     return new SignJWT({ ver: tokenVersion, scopes })
       .setProtectedHeader({ alg: 'HS256', typ: TOKEN_TYPE })
       .setSubject(userId)
       .setIssuer(ISSUER)
       .setJti(randomUUID())
-      .setIssuedAt()
-      .setExpirationTime(`${this.#ttlSeconds}s`)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + this.#ttlSeconds)
       .sign(this.#key);
   }
 
@@ -62,7 +67,7 @@ export class AccessTokens {
   verifyKnown(token: string): AccessClaims | { failure: AccessTokenFailure } | undefined {
     const entry = this.#verified.get(signatureOf(token));
     if (entry === undefined || entry.token !== token) return undefined;
-    return entry.claims.expiresAt + CLOCK_TOLERANCE_SECONDS > Date.now() / 1000 ? entry.claims : { failure: 'expired' };
+    return entry.claims.expiresAt + CLOCK_TOLERANCE_SECONDS > this.#clock.now() / 1000 ? entry.claims : { failure: 'expired' };
   }
 
   /** Returns the claims of a valid token, or why it is not valid. */
@@ -76,6 +81,7 @@ export class AccessTokens {
         issuer: ISSUER,
         requiredClaims: ['sub', 'exp', 'iat', 'jti', 'ver'],
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        currentDate: new Date(this.#clock.now()),
       });
       if (typeof payload.sub !== 'string' || !Number.isSafeInteger(payload['ver']) || typeof payload.exp !== 'number') {
         return { failure: 'invalid' };

@@ -5,6 +5,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError, errorBody, errorRegistry, type ErrorBody, type ErrorCode } from '../errors.js';
+import { StorageUnavailableError } from '../storage/port/errors.js';
 
 /** A fully formed error response. */
 export interface ErrorResponse {
@@ -13,8 +14,6 @@ export interface ErrorResponse {
   body: ErrorBody;
 }
 
-/** SQLite primary codes meaning the database cannot be used now; extended codes (SQLITE_IOERR_WRITE…) count too. */
-const databaseUnavailable = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_FULL', 'SQLITE_PROTOCOL'];
 const tokenErrors = new Set<ErrorCode>(['invalid_token', 'token_expired', 'invalid_api_key', 'api_key_expired', 'api_key_disabled', 'account_disabled']);
 
 interface FrameworkError {
@@ -48,8 +47,8 @@ export function toErrorResponse(error: unknown, log: FastifyBaseLogger): ErrorRe
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return respond('invalid_request', 'Request body is not valid JSON');
   }
-  const code = framework.code ?? '';
-  if (databaseUnavailable.some((primary) => code === primary || code.startsWith(`${primary}_`))) {
+  // The storage adapters report a database that cannot be used now (busy, locked, down) this way.
+  if (error instanceof StorageUnavailableError) {
     log.error({ err: error }, 'database unavailable');
     return respond('service_unavailable', 'The service is temporarily unavailable');
   }

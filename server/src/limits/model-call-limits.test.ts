@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'vitest';
 import { ManualClock } from '../runtime/clock.js';
-import { openDatabase, type Database } from '../storage/database.js';
+import { openDatabase, type Database } from '../storage/sqlite/database.js';
 import type { UsageTotal, UsageTotalsStore } from '../storage/port/usage.js';
 import { immediateGate, SqliteUsageStore } from '../storage/sqlite/usage-store.js';
 import { exactLeases } from './lease-options.js';

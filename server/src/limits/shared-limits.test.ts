@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ManualClock } from '../runtime/clock.js';
-import { openDatabase, type Database } from '../storage/database.js';
+import { openDatabase, type Database } from '../storage/sqlite/database.js';
 import { SqliteUsageStore } from '../storage/sqlite/usage-store.js';
 import { UsageLimiter } from './usage-limiter.js';
 import { limitsFromWire } from './usage-limits.js';

@@ -7,7 +7,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { components } from '../generated/openapi.js';
-import type { ModelRecord } from '../storage/models-repository.js';
+import type { ModelRecord } from './model-records.js';
 
 type ChatRequest = components['schemas']['ChatCompletionRequest'];
 type CompletionRequest = components['schemas']['CompletionRequest'];
@@ -38,7 +38,8 @@ function limit(text: string, maxTokens: number | null | undefined): { text: stri
   return all.length <= maxTokens ? { text, finishReason: 'stop' } : { text: all.slice(0, maxTokens).join('').trimEnd(), finishReason: 'length' };
 }
 
-const now = (): number => Math.floor(Date.now() / 1000);
+/** Seconds since the epoch at `epochMs` (the `created` field). */
+const seconds = (epochMs: number): number => Math.floor(epochMs / 1000);
 
 /** The answer of a chat request: the last user message, cut to `max_tokens` words. */
 function chatAnswer(request: ChatRequest): { text: string; finishReason: 'stop' | 'length'; promptTokens: number } {
@@ -48,13 +49,13 @@ function chatAnswer(request: ChatRequest): { text: string; finishReason: 'stop' 
 }
 
 /** A chat completion. */
-export function builtinChat(model: ModelRecord, request: ChatRequest): components['schemas']['ChatCompletion'] {
+export function builtinChat(model: ModelRecord, request: ChatRequest, now: number): components['schemas']['ChatCompletion'] {
   const answer = chatAnswer(request);
   const completionTokens = countTokens(answer.text);
   return {
     id: `chatcmpl-${randomUUID()}`,
     object: 'chat.completion',
-    created: now(),
+    created: seconds(now),
     model: model.uid,
     choices: [{ index: 0, message: { role: 'assistant', content: answer.text }, finish_reason: answer.finishReason }],
     usage: { prompt_tokens: answer.promptTokens, completion_tokens: completionTokens, total_tokens: answer.promptTokens + completionTokens },
@@ -62,10 +63,10 @@ export function builtinChat(model: ModelRecord, request: ChatRequest): component
 }
 
 /** A chat completion as stream chunks (JSON objects, one per server-sent event). */
-export function* builtinChatChunks(model: ModelRecord, request: ChatRequest): Generator<object> {
+export function* builtinChatChunks(model: ModelRecord, request: ChatRequest, now: number): Generator<object> {
   const answer = chatAnswer(request);
   const withUsage = wantsUsage(request);
-  const base = { id: `chatcmpl-${randomUUID()}`, object: 'chat.completion.chunk', created: now(), model: model.uid, ...(withUsage ? { usage: null } : {}) };
+  const base = { id: `chatcmpl-${randomUUID()}`, object: 'chat.completion.chunk', created: seconds(now), model: model.uid, ...(withUsage ? { usage: null } : {}) };
   yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] };
   for (const word of words(answer.text)) yield { ...base, choices: [{ index: 0, delta: { content: word }, finish_reason: null }] };
   yield { ...base, choices: [{ index: 0, delta: {}, finish_reason: answer.finishReason }] };
@@ -86,7 +87,7 @@ function promptText(request: CompletionRequest): string {
 }
 
 /** A text completion: the prompt, cut to `max_tokens` words. */
-export function builtinCompletion(model: ModelRecord, request: CompletionRequest): components['schemas']['Completion'] {
+export function builtinCompletion(model: ModelRecord, request: CompletionRequest, now: number): components['schemas']['Completion'] {
   const prompt = promptText(request);
   const answer = limit(prompt, request.max_tokens);
   const promptTokens = countTokens(prompt);
@@ -94,7 +95,7 @@ export function builtinCompletion(model: ModelRecord, request: CompletionRequest
   return {
     id: `cmpl-${randomUUID()}`,
     object: 'text_completion',
-    created: now(),
+    created: seconds(now),
     model: model.uid,
     choices: [{ index: 0, text: answer.text, finish_reason: answer.finishReason }],
     usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
@@ -102,11 +103,11 @@ export function builtinCompletion(model: ModelRecord, request: CompletionRequest
 }
 
 /** A text completion as stream chunks. */
-export function* builtinCompletionChunks(model: ModelRecord, request: CompletionRequest): Generator<object> {
+export function* builtinCompletionChunks(model: ModelRecord, request: CompletionRequest, now: number): Generator<object> {
   const prompt = promptText(request);
   const answer = limit(prompt, request.max_tokens);
   const withUsage = wantsUsage(request);
-  const base = { id: `cmpl-${randomUUID()}`, object: 'text_completion', created: now(), model: model.uid, ...(withUsage ? { usage: null } : {}) };
+  const base = { id: `cmpl-${randomUUID()}`, object: 'text_completion', created: seconds(now), model: model.uid, ...(withUsage ? { usage: null } : {}) };
   for (const word of words(answer.text)) yield { ...base, choices: [{ index: 0, text: word, finish_reason: null }] };
   yield { ...base, choices: [{ index: 0, text: '', finish_reason: answer.finishReason }] };
   if (withUsage) yield { ...base, choices: [], usage: usage(countTokens(prompt), countTokens(answer.text)) };

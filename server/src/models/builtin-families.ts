@@ -2,8 +2,8 @@
  * The model families svc ships: served by the built-in engine without weights, deterministically,
  * so every route can be used (and tested) on a machine that cannot download anything.
  */
-import type { ModelFamilyRecord } from '../storage/model-families-repository.js';
-import type { ModelType } from '../storage/models-repository.js';
+import type { ModelFamilyRecord } from './model-records.js';
+import type { ModelType } from './model-records.js';
 
 const family = (fields: Omit<ModelFamilyRecord, 'definition' | 'createdBy' | 'createdAt'>): ModelFamilyRecord =>
   Object.freeze({ ...fields, definition: JSON.stringify({ model_name: fields.modelName }), createdBy: null, createdAt: 0 });

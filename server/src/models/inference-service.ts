@@ -7,8 +7,9 @@ import { Readable } from 'node:stream';
 import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
 import type { components } from '../generated/openapi.js';
-import type { ModelAbility, ModelRecord } from '../storage/models-repository.js';
+import type { ModelAbility, ModelRecord } from './model-records.js';
 import { builtinChat, builtinChatChunks, builtinCompletion, builtinCompletionChunks, builtinEmbeddings } from './builtin-engine.js';
+import type { Clock } from '../runtime/clock.js';
 import type { ModelService } from './model-service.js';
 import type { UpstreamEngine } from './upstream-engine.js';
 
@@ -27,40 +28,42 @@ const abilityNames: Record<ModelAbility, string> = { chat: 'chat completions', g
 export class InferenceService {
   readonly #models: ModelService;
   readonly #upstream: UpstreamEngine;
+  readonly #clock: Clock;
 
-  constructor(models: ModelService, upstream: UpstreamEngine) {
+  constructor(models: ModelService, upstream: UpstreamEngine, clock: Clock) {
     this.#models = models;
     this.#upstream = upstream;
+    this.#clock = clock;
   }
 
   /** A chat completion. */
   async chat(principal: Principal, request: ChatRequest, signal?: AbortSignal): Promise<InferenceAnswer> {
-    const model = this.#usableModel(principal, request.model, 'chat');
+    const model = await this.#usableModel(principal, request.model, 'chat');
     if (model.requiresSystemMessageFirst) assertSystemMessageFirst(request);
     if (model.engine === 'upstream') return this.#forward(model, '/chat/completions', request, signal);
-    if (request.stream === true) return sse(model, builtinChatChunks(model, request));
-    return { kind: 'json', body: builtinChat(model, request), model };
+    if (request.stream === true) return sse(model, builtinChatChunks(model, request, this.#clock.now()));
+    return { kind: 'json', body: builtinChat(model, request, this.#clock.now()), model };
   }
 
   /** A text completion. */
   async complete(principal: Principal, request: CompletionRequest, signal?: AbortSignal): Promise<InferenceAnswer> {
-    const model = this.#usableModel(principal, request.model, 'generate');
+    const model = await this.#usableModel(principal, request.model, 'generate');
     if (model.engine === 'upstream') return this.#forward(model, '/completions', request, signal);
-    if (request.stream === true) return sse(model, builtinCompletionChunks(model, request));
-    return { kind: 'json', body: builtinCompletion(model, request), model };
+    if (request.stream === true) return sse(model, builtinCompletionChunks(model, request, this.#clock.now()));
+    return { kind: 'json', body: builtinCompletion(model, request, this.#clock.now()), model };
   }
 
   /** Embeddings. */
   async embed(principal: Principal, request: EmbeddingRequest, signal?: AbortSignal): Promise<InferenceAnswer> {
-    const model = this.#usableModel(principal, request.model, 'embed');
+    const model = await this.#usableModel(principal, request.model, 'embed');
     if (model.engine === 'upstream') return this.#forward(model, '/embeddings', request, signal);
     return { kind: 'json', body: builtinEmbeddings(model, request), model };
   }
 
-  #usableModel(principal: Principal, uid: string, ability: ModelAbility): ModelRecord {
+  async #usableModel(principal: Principal, uid: string, ability: ModelAbility): Promise<ModelRecord> {
     let model: ModelRecord;
     try {
-      model = this.#models.get(principal, uid);
+      model = await this.#models.get(principal, uid);
     } catch (error) {
       if (error instanceof ApiError) throw new ApiError(error.code, error.message, { param: 'model' });
       throw error;

@@ -5,7 +5,7 @@
  */
 import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
-import type { ModelRecord, ModelType } from '../storage/models-repository.js';
+import type { ModelRecord, ModelType } from './model-records.js';
 
 /** A model as the audit trail and access checks name it. */
 export interface ModelDescription {

@@ -3,8 +3,8 @@
  * through here: only whether there is one.
  */
 import type { components } from '../generated/openapi.js';
-import type { ModelFamilyRecord } from '../storage/model-families-repository.js';
-import type { ModelRecord } from '../storage/models-repository.js';
+import type { ModelFamilyRecord } from './model-records.js';
+import type { ModelRecord } from './model-records.js';
 
 type Schemas = components['schemas'];
 

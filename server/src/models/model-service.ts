@@ -9,13 +9,14 @@ import type { KeyEncryption } from '../crypto/key-encryption.js';
 import { ApiError } from '../errors.js';
 import type { components } from '../generated/openapi.js';
 import type { LogRedactor } from '../observability/log-buffer.js';
-import type { ModelFamilyRecord } from '../storage/model-families-repository.js';
-import type { ModelAbility, ModelEngine, ModelRecord, ModelType, StoredUpstream } from '../storage/models-repository.js';
-import type { Storage } from '../storage/storage.js';
+import type { Clock } from '../runtime/clock.js';
+import type { Storage } from '../storage/port/index.js';
 import { builtinFamilies, findBuiltinFamily } from './builtin-families.js';
 import type { UpstreamPolicy } from './upstream-policy.js';
 import { holds } from '../auth/permissions.js';
-import { assertMayUseModel, mayUseModel, mayUseUidOfAnyType, modelAccessDenied } from './model-access.js';
+import { assertMayUseModel, describeModel, mayUseModel, mayUseUidOfAnyType, modelAccessDenied } from './model-access.js';
+import { familyFromStore, modelFromStore, type ModelAbility, type ModelEngine, type ModelFamilyRecord, type ModelRecord, type ModelType } from './model-records.js';
+import { ModelCache } from './model-cache.js';
 
 type ModelLaunch = components['schemas']['ModelLaunch'];
 type ModelFamilyDefinition = components['schemas']['ModelFamilyDefinition'];
@@ -45,28 +46,46 @@ export class ModelService {
   readonly #storage: Storage;
   readonly #encryption: KeyEncryption;
   readonly #redactor: LogRedactor;
+  readonly #clock: Clock;
+  readonly #cache: ModelCache;
 
   readonly #upstreamPolicy: UpstreamPolicy;
 
-  constructor(storage: Storage, encryption: KeyEncryption, redactor: LogRedactor, upstreamPolicy: UpstreamPolicy) {
+  constructor(storage: Storage, encryption: KeyEncryption, redactor: LogRedactor, upstreamPolicy: UpstreamPolicy, clock: Clock) {
     this.#upstreamPolicy = upstreamPolicy;
     this.#storage = storage;
     this.#encryption = encryption;
     this.#redactor = redactor;
+    this.#clock = clock;
+    this.#cache = new ModelCache(storage);
   }
 
   /** The running models the caller may use. */
-  list(principal: Principal): ModelRecord[] {
-    return this.#storage.models.list().filter((model) => mayUseModel(principal, { id: model.uid, type: model.modelType }));
+  async list(principal: Principal): Promise<ModelRecord[]> {
+    const models = (await this.#storage.models.list()).map((model) => modelFromStore(model) as ModelRecord);
+    return models.filter((model) => mayUseModel(principal, { id: model.uid, type: model.modelType }));
+  }
+
+  /**
+   * How the audit record of a request about model `uid` names it: with its family and type when
+   * it is running. Never throws: a lookup that fails files the request under the uid alone.
+   */
+  async describeForAudit(uid: string): Promise<{ id: string; name?: string; type?: string }> {
+    try {
+      const model = await this.#cache.find(uid);
+      return model === null ? { id: uid } : describeModel(model);
+    } catch {
+      return { id: uid };
+    }
   }
 
   /**
    * The running model `uid`, if the caller may use it. A restricted key that could not use a model
    * of that uid whatever its type gets 403 without a lookup, so it cannot probe which uids exist.
    */
-  get(principal: Principal, uid: string): ModelRecord {
+  async get(principal: Principal, uid: string): Promise<ModelRecord> {
     if (!mayUseUidOfAnyType(principal, uid)) throw modelAccessDenied(uid);
-    const model = this.#storage.models.findByUid(uid);
+    const model = await this.#cache.find(uid);
     if (model === null) throw new ApiError('model_not_found', `Model not found: ${uid}`);
     assertMayUseModel(principal, { id: model.uid, type: model.modelType });
     return model;
@@ -78,7 +97,7 @@ export class ModelService {
    * family name and a random suffix when that uid is taken. An engine name svc does not have (the
    * reference server's `vllm`, `transformers`, …) falls back to `builtin`; `warning` says so.
    */
-  launch(principal: Principal, request: ModelLaunch): LaunchedModel {
+  async launch(principal: Principal, request: ModelLaunch): Promise<LaunchedModel> {
     if (request.model_uid === RESERVED_UID) {
       throw new ApiError('invalid_request', `model_uid "${RESERVED_UID}" is reserved (GET /v1/models/${RESERVED_UID} lists the instances)`, { param: 'model_uid' });
     }
@@ -87,7 +106,7 @@ export class ModelService {
     const engine: ModelEngine = requestedEngine === 'upstream' ? 'upstream' : 'builtin';
     const warning = engine === 'builtin' && requestedEngine !== 'builtin' ? engineFallbackWarning(requestedEngine) : null;
     assertMayUseModel(principal, { id: request.model_uid ?? request.model_name, type: modelType });
-    const family = this.#findFamily(modelType, request.model_name);
+    const family = await this.#findFamily(modelType, request.model_name);
     if (engine === 'builtin') {
       if (request.upstream_base_url !== undefined || request.upstream_api_key !== undefined || request.upstream_model !== undefined) {
         throw new ApiError('invalid_request', 'upstream_base_url, upstream_api_key and upstream_model apply only to model_engine "upstream"', { param: 'model_engine' });
@@ -112,36 +131,39 @@ export class ModelService {
       dimensions: family?.dimensions ?? null,
       upstream: null,
       launchedBy: principal.user?.id ?? null,
-      createdAt: Date.now(),
+      createdAt: this.#clock.now(),
     };
     // Checked before anything is stored: the upstream policy refuses some addresses and URL shapes.
     const upstreamBaseUrl = engine === 'upstream' && request.upstream_base_url !== undefined ? this.#upstreamPolicy.checkBaseUrl(request.upstream_base_url) : null;
-    this.#storage.transaction(() => {
-      if (model.uid === RESERVED_UID || this.#storage.models.findByUid(model.uid, { fresh: true }) !== null) {
-        if (request.model_uid != null) {
-          throw new ApiError('model_uid_taken', `A model with uid ${model.uid} is already running; stop it or choose another model_uid`, { param: 'model_uid' });
-        }
-        model.uid = this.#freeUid(request.model_name);
-        if (!mayUseModel(principal, { id: model.uid, type: modelType })) {
-          throw new ApiError('model_uid_taken', `A model with uid ${request.model_name} is already running, and this key may not use another uid`, { param: 'model_uid' });
-        }
+    let outcome: 'created' | 'uid_taken' | 'family_gone' = model.uid === RESERVED_UID ? 'uid_taken' : await this.#store(model, request, family, upstreamBaseUrl);
+    while (outcome === 'uid_taken' && request.model_uid == null) {
+      model.uid = randomUid(request.model_name);
+      if (!mayUseModel(principal, { id: model.uid, type: modelType })) {
+        throw new ApiError('model_uid_taken', `A model with uid ${request.model_name} is already running, and this key may not use another uid`, { param: 'model_uid' });
       }
-      if (upstreamBaseUrl !== null) model.upstream = this.#upstreamOf(model.uid, upstreamBaseUrl, request);
-      this.#storage.models.insert(model);
-    });
+      outcome = await this.#store(model, request, family, upstreamBaseUrl);
+    }
+    if (outcome === 'family_gone') throw familyNotFound(modelType, request.model_name);
+    if (outcome === 'uid_taken') {
+      throw new ApiError('model_uid_taken', `A model with uid ${model.uid} is already running; stop it or choose another model_uid`, { param: 'model_uid' });
+    }
     return { model, warning };
   }
 
-  /** `name-<8 random base-36 characters>`, not yet used by a running model. */
-  #freeUid(modelName: string): string {
-    for (;;) {
-      const uid = `${modelName.slice(0, 119)}-${randomBytes(6).readUIntBE(0, 6).toString(36).padStart(8, '0').slice(-8)}`;
-      if (this.#storage.models.findByUid(uid, { fresh: true }) === null) return uid;
-    }
+  /** Stores a launched model (with its upstream, whose key is bound to the uid); a registered family must still exist. */
+  async #store(model: ModelRecord, request: ModelLaunch, family: ModelFamilyRecord | null, upstreamBaseUrl: string | null): Promise<'created' | 'uid_taken' | 'family_gone'> {
+    if (upstreamBaseUrl !== null) model.upstream = this.#upstreamOf(model.uid, upstreamBaseUrl, request);
+    return this.#storage.transaction(async (tx) => {
+      // A registered family cannot be unregistered while a model of it is being launched.
+      if (family !== null && findBuiltinFamily(model.modelType, model.modelName) === null) {
+        if ((await tx.families.find(model.modelType, model.modelName, { lock: 'share' })) === null) return 'family_gone' as const;
+      }
+      return tx.models.insert(model);
+    });
   }
 
   /** The stored upstream of a model launched with engine `upstream` (its API key encrypted); `baseUrl` passed the upstream policy. */
-  #upstreamOf(uid: string, baseUrl: string, request: ModelLaunch): StoredUpstream {
+  #upstreamOf(uid: string, baseUrl: string, request: ModelLaunch): NonNullable<ModelRecord['upstream']> {
     const apiKey = request.upstream_api_key;
     if (apiKey !== undefined) this.#redactor.addSecret(apiKey);
     return {
@@ -153,9 +175,9 @@ export class ModelService {
   }
 
   /** Stops (forgets) a running model the caller may use. */
-  stop(principal: Principal, uid: string): ModelRecord {
-    const model = this.get(principal, uid);
-    if (!this.#storage.models.delete(uid)) throw new ApiError('model_not_found', `Model not found: ${uid}`);
+  async stop(principal: Principal, uid: string): Promise<ModelRecord> {
+    const model = await this.get(principal, uid);
+    if (!(await this.#storage.models.delete(uid))) throw new ApiError('model_not_found', `Model not found: ${uid}`);
     return model;
   }
 
@@ -172,21 +194,22 @@ export class ModelService {
   }
 
   /** The families of a type (built-in first) the caller's key may see. */
-  listFamilies(principal: Principal, modelType: ModelType): ModelFamilyRecord[] {
-    const families = [...builtinFamilies.filter((f) => f.modelType === modelType), ...this.#storage.modelFamilies.listByType(modelType)];
+  async listFamilies(principal: Principal, modelType: ModelType): Promise<ModelFamilyRecord[]> {
+    const registered = (await this.#storage.families.listByType(modelType)).map((family) => familyFromStore(family) as ModelFamilyRecord);
+    const families = [...builtinFamilies.filter((f) => f.modelType === modelType), ...registered];
     return families.filter((f) => mayUseModel(principal, { id: f.modelName, type: f.modelType }));
   }
 
   /** The family (built-in or registered) `modelName` of `modelType`, if the caller's key may see it. */
-  getFamily(principal: Principal, modelType: ModelType, modelName: string): ModelFamilyRecord {
+  async getFamily(principal: Principal, modelType: ModelType, modelName: string): Promise<ModelFamilyRecord> {
     assertMayUseModel(principal, { id: modelName, type: modelType });
-    const family = this.#findFamily(modelType, modelName);
+    const family = await this.#findFamily(modelType, modelName);
     if (family === null) throw familyNotFound(modelType, modelName);
     return family;
   }
 
   /** Registers a custom family of `modelType` from its definition (an object or a JSON string). */
-  register(principal: Principal, modelType: ModelType, definition: ModelFamilyDefinition): ModelFamilyRecord {
+  async register(principal: Principal, modelType: ModelType, definition: ModelFamilyDefinition): Promise<ModelFamilyRecord> {
     if (definition.model_type !== undefined && definition.model_type !== modelType) {
       throw new ApiError('invalid_request', `The definition's model_type ${definition.model_type} differs from the path's ${modelType}`, { param: 'model' });
     }
@@ -203,36 +226,38 @@ export class ModelService {
       description: definition.model_description ?? null,
       definition: JSON.stringify(definition),
       createdBy: principal.user?.id ?? null,
-      createdAt: Date.now(),
+      createdAt: this.#clock.now(),
     };
-    this.#storage.transaction(() => {
-      if (this.#storage.modelFamilies.find(modelType, family.modelName) !== null) {
-        throw new ApiError('model_family_exists', `A ${modelType} family named ${family.modelName} is already registered`, { param: 'model' });
-      }
-      this.#storage.modelFamilies.insert(family);
-    });
+    if ((await this.#storage.families.insert(family)) === 'name_taken') {
+      throw new ApiError('model_family_exists', `A ${modelType} family named ${family.modelName} is already registered`, { param: 'model' });
+    }
     return family;
   }
 
   /** Unregisters a custom family that no running model uses. */
-  unregister(principal: Principal, modelType: ModelType, modelName: string): void {
+  async unregister(principal: Principal, modelType: ModelType, modelName: string): Promise<void> {
     assertMayUseModel(principal, { id: modelName, type: modelType });
     if (findBuiltinFamily(modelType, modelName) !== null) {
       throw new ApiError('builtin_model_family', `${modelName} is a built-in family and cannot be unregistered`);
     }
-    this.#storage.transaction(() => {
-      if (this.#storage.modelFamilies.find(modelType, modelName) === null) throw familyNotFound(modelType, modelName);
-      const running = this.#storage.models.countByFamily(modelType, modelName);
+    await this.#storage.transaction(async (tx) => {
+      if ((await tx.families.find(modelType, modelName, { lock: 'update' })) === null) throw familyNotFound(modelType, modelName);
+      const running = await tx.models.countByFamily(modelType, modelName);
       if (running > 0) {
         throw new ApiError('model_family_in_use', `${running} running model(s) use the family ${modelName}; stop them first`);
       }
-      this.#storage.modelFamilies.delete(modelType, modelName);
+      await tx.families.delete(modelType, modelName);
     });
   }
 
-  #findFamily(modelType: ModelType, modelName: string): ModelFamilyRecord | null {
-    return findBuiltinFamily(modelType, modelName) ?? this.#storage.modelFamilies.find(modelType, modelName);
+  async #findFamily(modelType: ModelType, modelName: string): Promise<ModelFamilyRecord | null> {
+    return findBuiltinFamily(modelType, modelName) ?? familyFromStore(await this.#storage.families.find(modelType, modelName));
   }
+}
+
+/** `name-<8 random base-36 characters>`, for a launch whose family name is taken as a uid. */
+function randomUid(modelName: string): string {
+  return `${modelName.slice(0, 119)}-${randomBytes(6).readUIntBE(0, 6).toString(36).padStart(8, '0').slice(-8)}`;
 }
 
 /** The `Warning` header for an engine name svc does not have (quotes and backslashes dropped, so the header stays well-formed). */

@@ -26,7 +26,7 @@ export class ServerMetrics {
    * @param options.processMetrics - also collect the process's own metrics (CPU, memory, event loop). @default true
    * @param options.countActiveBans - how many bans of a kind are in force now, read at each scrape.
    */
-  constructor(options: { processMetrics?: boolean; countActiveBans?: (kind: BanKind) => number } = {}) {
+  constructor(options: { processMetrics?: boolean; countActiveBans?: (kind: BanKind) => number | Promise<number> } = {}) {
     const registers = [this.registry];
     this.#requests = new Counter({ name: 'svc_http_requests_total', help: 'HTTP requests answered, by method, route template and status.', labelNames: ['method', 'route', 'status'], registers });
     this.#authFailures = new Counter({
@@ -43,9 +43,9 @@ export class ServerMetrics {
       help: 'Bans and account lockouts in force now (shared by every process), by kind.',
       labelNames: ['kind'],
       registers,
-      collect() {
+      async collect() {
         if (countActiveBans === undefined) return;
-        for (const kind of banKinds) this.set({ kind }, countActiveBans(kind));
+        for (const kind of banKinds) this.set({ kind }, await countActiveBans(kind));
       },
     });
     for (const kind of banKinds) {

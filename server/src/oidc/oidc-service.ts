@@ -13,8 +13,9 @@ import type { OidcConfig } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { components } from '../generated/openapi.js';
 import type { SessionService, TokenPair } from '../services/session-service.js';
-import type { Storage } from '../storage/storage.js';
-import type { UserRecord } from '../storage/users-repository.js';
+import { userFromStore, userOrNull, type UserRecord } from '../auth/records.js';
+import type { Clock } from '../runtime/clock.js';
+import type { Storage, StorageTx } from '../storage/port/index.js';
 import { claimAt, groupsOf, mappedPermissions, permissionChanges } from './group-mapping.js';
 import { codeChallenge, digest, digestMatches, randomToken, verifierMatches } from './pkce.js';
 import { ProviderClient, callbackUrl, type DeviceAuthorization } from './provider-client.js';
@@ -64,13 +65,13 @@ export class OidcService {
   readonly #audit: AuditTrail | null;
   readonly #clock: () => number;
 
-  constructor(config: OidcConfig, storage: Storage, sessions: SessionService, audit: AuditTrail | null, clock: () => number = Date.now) {
+  constructor(config: OidcConfig, storage: Storage, sessions: SessionService, audit: AuditTrail | null, clock: Clock) {
     this.config = config;
-    this.#provider = new ProviderClient(config, clock);
+    this.#clock = () => clock.now();
+    this.#provider = new ProviderClient(config, this.#clock);
     this.#storage = storage;
     this.#sessions = sessions;
     this.#audit = audit;
-    this.#clock = clock;
   }
 
   /** What the login page shows. */
@@ -107,7 +108,7 @@ export class OidcService {
     if (answer === 'pending') throw new ApiError('oidc_authorization_pending', 'The sign-in has not been approved yet; poll again after the interval');
     if (answer === 'slow_down') throw new ApiError('oidc_slow_down', 'Polling too fast; add 5 seconds to the interval');
     const claims = await this.#provider.verifyIdToken(answer.idToken, null).catch((error: unknown) => this.#failed(audit, error));
-    return this.#sessions.startSession(this.#accountFor(claims, audit));
+    return this.#sessions.startSession(await this.#accountFor(claims, audit));
   }
 
   /** The configuration for administrators, the client secret hidden. */
@@ -136,7 +137,7 @@ export class OidcService {
     const codeVerifier = randomToken();
     const browserBinding = cli === null ? randomToken() : null;
     const now = this.#clock();
-    this.#storage.oidc.saveLoginRequest(
+    await this.#storage.oidc.saveLoginRequest(
       digest(state),
       {
         browserHash: browserBinding === null ? null : digest(browserBinding),
@@ -168,7 +169,7 @@ export class OidcService {
    */
   async completeLogin(parameters: CallbackParameters, browserBinding: string | null, audit: AuditContext): Promise<CompletedLogin> {
     const now = this.#clock();
-    const request = parameters.state === undefined ? null : this.#storage.oidc.takeLoginRequest(digest(parameters.state), now);
+    const request = parameters.state === undefined ? null : await this.#storage.oidc.takeLoginRequest(digest(parameters.state), now);
     if (request === null) {
       audit.reason = 'unknown_state';
       throw stateInvalid();
@@ -182,7 +183,7 @@ export class OidcService {
       const user = await this.#signIn(parameters, request.nonce, request.codeVerifier, audit);
       if (!isCli) return { kind: 'browser', tokens: await this.#sessions.startSession(user) };
       const code = CLI_CODE_PREFIX + randomToken();
-      this.#storage.oidc.saveCliCode(digest(code), { userId: user.id, codeChallenge: request.cliCodeChallenge ?? '', expiresAt: now + CLI_CODE_TTL_MS }, now);
+      await this.#storage.oidc.saveCliCode(digest(code), { userId: user.id, codeChallenge: request.cliCodeChallenge ?? '', expiresAt: now + CLI_CODE_TTL_MS }, now);
       return { kind: 'cli', redirectTo: withQuery(request.cliRedirectUri ?? '', { code }) };
     } catch (error) {
       if (!isCli || !(error instanceof ApiError)) throw error;
@@ -193,11 +194,11 @@ export class OidcService {
   /** Redeems a CLI's one-time code with the verifier of the challenge it started with. */
   async exchangeCliCode(code: string, codeVerifier: string): Promise<TokenPair> {
     const now = this.#clock();
-    const stored = code.startsWith(CLI_CODE_PREFIX) ? this.#storage.oidc.takeCliCode(digest(code), now) : null;
+    const stored = code.startsWith(CLI_CODE_PREFIX) ? await this.#storage.oidc.takeCliCode(digest(code), now) : null;
     if (stored === null || !verifierMatches(codeVerifier, stored.codeChallenge)) {
       throw new ApiError('oidc_code_invalid', 'This sign-on code is unknown, already used, expired or does not match the verifier; run svc login --sso again');
     }
-    const user = this.#storage.users.findById(stored.userId);
+    const user = userOrNull(await this.#storage.users.findById(stored.userId));
     if (user === null || !user.enabled) throw new ApiError('account_disabled', 'This account is disabled; ask an administrator');
     return this.#sessions.startSession(user);
   }
@@ -242,12 +243,12 @@ export class OidcService {
   }
 
   /** The account of verified claims: linked, created or refused; audits the outcome. */
-  #accountFor(claims: Record<string, unknown> & { sub: string }, audit: AuditContext): UserRecord {
+  async #accountFor(claims: Record<string, unknown> & { sub: string }, audit: AuditContext): Promise<UserRecord> {
     const provider = this.config.issuer;
     const subject = claims.sub;
     audit.target = subject;
     const permissions = mappedPermissions(this.config, groupsOf(claims, this.config.groupsClaim));
-    const outcome = this.#storage.transaction(() => this.#resolveAccount(claims, subject, permissions));
+    const outcome = await this.#storage.transaction((tx) => this.#resolveAccount(tx, claims, subject, permissions));
     if (outcome.kind === 'refused') return this.#refuse(audit, outcome.reason, subject, outcome.error, outcome.user);
     const { user } = outcome;
     audit.userId = user.id;
@@ -263,32 +264,34 @@ export class OidcService {
   }
 
   /** Finds or creates the account of `(issuer, subject)` and applies the mapped permissions; runs in a transaction. */
-  #resolveAccount(
+  async #resolveAccount(
+    tx: StorageTx,
     claims: Record<string, unknown>,
     subject: string,
     permissions: ReturnType<typeof mappedPermissions>,
-  ):
+  ): Promise<
     | { kind: 'created'; user: UserRecord }
     | { kind: 'existing'; user: UserRecord; granted: string[]; revoked: string[] }
-    | { kind: 'refused'; reason: string; error: ApiError; user: UserRecord | null } {
-    const { users, oidc } = this.#storage;
+    | { kind: 'refused'; reason: string; error: ApiError; user: UserRecord | null }
+  > {
+    const { users, oidc } = tx;
     const now = this.#clock();
-    const linkedId = oidc.findUserId(this.config.issuer, subject);
+    const linkedId = await oidc.findUserId(this.config.issuer, subject);
     if (linkedId !== null) {
-      const user = users.findById(linkedId);
+      const user = userOrNull(await users.findById(linkedId, { lock: 'update' }));
       if (user === null) return { kind: 'refused', reason: 'account_missing', error: loginFailed('the linked account no longer exists'), user: null };
       // An administrator's "disabled" outlives any sign-in at the provider.
       if (!user.enabled) return { kind: 'refused', reason: 'account_disabled', error: new ApiError('account_disabled', 'This account is disabled in svc; ask an administrator'), user };
       const { granted, revoked } = permissionChanges(user.permissions, permissions);
-      if (granted.length > 0 || revoked.length > 0) users.setPermissions(user.id, permissions, now);
-      oidc.touch(this.config.issuer, subject, now);
-      return { kind: 'existing', user: users.findById(user.id) ?? user, granted, revoked };
+      if (granted.length > 0 || revoked.length > 0) await users.setPermissions(user.id, permissions, now);
+      await oidc.touch(this.config.issuer, subject, now);
+      return { kind: 'existing', user: userOrNull(await users.findById(user.id)) ?? user, granted, revoked };
     }
     const username = claimAt(claims, this.config.usernameClaim);
     if (typeof username !== 'string' || username.trim() === '' || username.length > 256 || /[\u0000-\u001f\u007f]/.test(username)) {
       return { kind: 'refused', reason: 'no_username_claim', error: loginFailed(`the ID token carries no usable ${this.config.usernameClaim} claim`), user: null };
     }
-    const existing = users.findByUsername(username);
+    const existing = userOrNull(await users.findByUsername(username));
     if (existing !== null) {
       // Never a silent takeover: the local account stays its owner's.
       return {
@@ -300,11 +303,13 @@ export class OidcService {
     }
     const id = randomUUID();
     // No password can match '!': password login is refused for these accounts anyway.
-    users.create({ id, username, passwordHash: '!oidc', source: 'oidc', permissions, mustChangePassword: false, now });
-    oidc.link(this.config.issuer, subject, id, now);
-    const user = users.findById(id);
-    if (user === null) throw new Error('the account just created is missing');
-    return { kind: 'created', user };
+    if ((await users.create({ id, username, passwordHash: '!oidc', source: 'oidc', permissions, mustChangePassword: false, now })) === 'username_taken') {
+      return { kind: 'refused', reason: 'username_conflict', error: new ApiError('oidc_username_conflict', `A svc account named ${username} already exists and does not belong to this provider; ask an administrator to rename or remove it`), user: null };
+    }
+    await oidc.link(this.config.issuer, subject, id, now);
+    const created = await users.findById(id);
+    if (created === null) throw new Error('the account just created is missing');
+    return { kind: 'created', user: userFromStore(created) };
   }
 
   #refuse(audit: AuditContext, reason: string, subject: string | null, error: ApiError, user: UserRecord | null = null): never {

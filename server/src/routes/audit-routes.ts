@@ -2,17 +2,13 @@
  * The audit center (`admin`): search, filter options, streamed export and chain verification. No
  * route edits or deletes a record (R39).
  */
-import { Readable } from 'node:stream';
 import { csvHeader, csvLine, presentAuditRecord } from '../audit/audit-format.js';
+import type { AuditFilter } from '../audit/audit-service.js';
 import { parseTimeRange } from '../audit/time-range.js';
-import { verifyAuditChain } from '../audit/verify-chain.js';
 import type { Handlers } from '../contract/handlers.js';
 import { ApiError } from '../errors.js';
-import { filterOptionColumns, type AuditFilter } from '../storage/audit-repository.js';
-import type { AuditRepository } from '../storage/audit-repository.js';
 import type { Services } from '../services/services.js';
 
-const EXPORT_PAGE = 1000;
 const FILTER_OPTION_LIMIT = 500;
 
 interface FilterQuery {
@@ -39,8 +35,8 @@ const list = (value: string | undefined): string[] | undefined => {
 };
 
 /** The repository filter of a search or export query. */
-export function auditFilter(query: FilterQuery): AuditFilter {
-  const filter: AuditFilter = parseTimeRange(query);
+export function auditFilter(query: FilterQuery, now: number): AuditFilter {
+  const filter: AuditFilter = parseTimeRange(query, now);
   const assign = <K extends keyof AuditFilter>(key: K, value: AuditFilter[K] | undefined) => {
     if (value !== undefined) filter[key] = value;
   };
@@ -59,66 +55,34 @@ export function auditFilter(query: FilterQuery): AuditFilter {
   return filter;
 }
 
-/** The matching records as a stream of CSV or JSON Lines, read one page at a time (never all at once). */
-export function exportStream(repository: AuditRepository, filter: AuditFilter, format: 'csv' | 'jsonl'): Readable {
-  async function* lines(): AsyncGenerator<string> {
-    if (format === 'csv') yield csvHeader;
-    let cursor: { timestamp: number; id: number } | null = null;
-    for (;;) {
-      const page = repository.exportPage(filter, cursor, EXPORT_PAGE);
-      let chunk = '';
-      for (const row of page) {
-        const record = presentAuditRecord(row);
-        chunk += format === 'csv' ? csvLine(record) : `${JSON.stringify(record)}\n`;
-      }
-      if (chunk !== '') yield chunk;
-      if (page.length < EXPORT_PAGE) return;
-      const last = page[page.length - 1] as { timestamp: number; id: number };
-      cursor = { timestamp: last.timestamp, id: last.id };
-    }
-  }
-  return Readable.from(lines(), { objectMode: false });
-}
-
 export function auditHandlers(services: Services): Pick<Handlers, 'searchAudit' | 'getAuditFilterOptions' | 'exportAudit' | 'verifyAudit'> {
-  const repository = services.storage.audit;
-  /** This process's queued records are written before the log is read. */
-  const flush = async () => {
-    await services.audit?.flush();
-  };
+  const { audit, clock } = services;
   return {
     searchAudit: async ({ query }) => {
-      const filter = auditFilter(query);
-      await flush();
-      const { hits, total } = repository.search(filter, query.page_from ?? 0, query.size ?? 50);
+      const filter = auditFilter(query, clock.now());
+      const { hits, total } = await audit.search(filter, query.page_from ?? 0, query.size ?? 50);
       return { status: 200, body: { hits: hits.map(presentAuditRecord), total } };
     },
     getAuditFilterOptions: async ({ query }) => {
-      const { timeFrom, timeTo } = parseTimeRange(query);
-      await flush();
-      const body = Object.fromEntries(
-        Object.entries(filterOptionColumns).map(([name, column]) => [name, repository.distinctValues(column, timeFrom, timeTo, FILTER_OPTION_LIMIT)]),
-      ) as Record<keyof typeof filterOptionColumns, string[]>;
-      return { status: 200, body };
+      const { timeFrom, timeTo } = parseTimeRange(query, clock.now());
+      return { status: 200, body: await audit.filterOptions(timeFrom, timeTo, FILTER_OPTION_LIMIT) };
     },
     exportAudit: async ({ query }) => {
       if (query.format !== 'csv' && query.format !== 'jsonl') throw new ApiError('invalid_request', 'format must be csv or jsonl', { param: 'format' });
-      const filter = auditFilter(query);
-      await flush();
-      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      const filter = auditFilter(query, clock.now());
+      await audit.flush();
+      const stamp = new Date(clock.now()).toISOString().replace(/[:.]/g, '-');
       const extension = query.format;
+      const format = query.format === 'csv' ? (row: Parameters<typeof presentAuditRecord>[0]) => csvLine(presentAuditRecord(row)) : (row: Parameters<typeof presentAuditRecord>[0]) => `${JSON.stringify(presentAuditRecord(row))}\n`;
       return {
         status: 200,
-        raw: exportStream(repository, filter, query.format),
+        raw: audit.exportStream(filter, format, query.format === 'csv' ? csvHeader : ''),
         headers: {
           'content-type': query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
           'content-disposition': `attachment; filename="svc-audit-${stamp}.${extension}"`,
         },
       };
     },
-    verifyAudit: async () => {
-      await flush();
-      return { status: 200, body: await verifyAuditChain(repository) };
-    },
+    verifyAudit: async () => ({ status: 200, body: await audit.verify() }),
   };
 }

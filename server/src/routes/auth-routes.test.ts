@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { setTimeout as delay } from 'node:timers/promises';
 import { beforeAll, describe, it } from 'vitest';
-import { adminCredentials, assertError, createKey, createUser, login, uniqueUsername, useServerWithAdmin, type LoggedInUser } from '../testing/index.js';
+import { adminCredentials, assertError, createKey, createUser, login, ManualClock, uniqueUsername, useServerWithAdmin, type LoggedInUser } from '../testing/index.js';
 
 const REFRESH_TOKEN_SECONDS = 7 * 24 * 60 * 60;
 
@@ -126,13 +125,14 @@ describe('POST /v1/auth/refresh within the default grace window', () => {
 });
 
 describe('POST /v1/auth/refresh without a grace window', () => {
-  const ctx = useServerWithAdmin({ config: { refreshReuseGraceSeconds: 0 } });
+  const clock = new ManualClock();
+  const ctx = useServerWithAdmin({ config: { refreshReuseGraceSeconds: 0 }, clock });
 
-  /** Refreshes `token`, then lets the clock move past the rotation instant. */
+  /** Refreshes `token`, then moves the server's clock past the rotation instant. */
   async function rotate(token: string): Promise<string> {
     const response = await ctx.server.request('POST', '/v1/auth/refresh', { body: { refresh_token: token } });
     assert.equal(response.status, 200);
-    await delay(5);
+    clock.advance(5);
     return response.body.refresh_token;
   }
 

@@ -22,8 +22,8 @@ export function authHandlers(
     login: async ({ body, request }) => ({ status: 200, body: await services.sessions.login(body.username, body.password, loginAttempt(request)) }),
     loginLegacy: async ({ body, request }) => ({ status: 200, body: await services.sessions.login(body.username, body.password, loginAttempt(request)) }),
     refreshTokens: async ({ body }) => ({ status: 200, body: await services.sessions.refresh(body.refresh_token) }),
-    logout: ({ body }) => {
-      services.sessions.logout(body.refresh_token);
+    logout: async ({ body }) => {
+      await services.sessions.logout(body.refresh_token);
       return { status: 200, body: { ok: true } };
     },
     startBrowserSession: async ({ body, request }) => {
@@ -42,9 +42,9 @@ export function authHandlers(
         throw error;
       }
     },
-    endBrowserSession: ({ request }) => {
+    endBrowserSession: async ({ request }) => {
       const presented = readSessionCookie(request);
-      if (presented !== null) services.sessions.logout(presented);
+      if (presented !== null) await services.sessions.logout(presented);
       return { status: 200, body: { ok: true }, headers: { 'set-cookie': clearedSessionCookie(request) } };
     },
     getMe: ({ principal }) => {

@@ -9,8 +9,8 @@ export const SERVICE_VERSION = '3.0.0';
 
 export function healthHandlers(services: Services): Pick<Handlers, 'getStatus' | 'getClusterAuth' | 'getUiConfig' | 'getClusterVersion'> {
   return {
-    getStatus: () => {
-      services.storage.users.count();
+    getStatus: async () => {
+      await services.health.ping();
       return { status: 200, body: { status: 'ok', version: SERVICE_VERSION } };
     },
     getClusterAuth: () => ({ status: 200, body: { auth: services.config.authEnabled } }),

@@ -9,19 +9,18 @@ import type { Services } from '../services/services.js';
 import { noteModel } from './model-audit.js';
 
 export function inferenceHandlers(services: Services): Pick<Handlers, 'createChatCompletion' | 'createCompletion' | 'createEmbedding'> {
-  const { inference } = services;
-  const models = services.storage.models;
+  const { inference, models } = services;
   return {
     createChatCompletion: async ({ body, principal, request, reply }) => {
-      noteModel(request, models, body.model);
+      await noteModel(request, models, body.model);
       return answer(await inference.chat(principal, body, callerGone(reply)));
     },
     createCompletion: async ({ body, principal, request, reply }) => {
-      noteModel(request, models, body.model);
+      await noteModel(request, models, body.model);
       return answer(await inference.complete(principal, body, callerGone(reply)));
     },
     createEmbedding: async ({ body, principal, request, reply }) => {
-      noteModel(request, models, body.model);
+      await noteModel(request, models, body.model);
       return answer(await inference.embed(principal, body, callerGone(reply)));
     },
   };

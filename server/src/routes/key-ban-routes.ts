@@ -11,11 +11,11 @@ import type { Services } from '../services/services.js';
 export function keyBanHandlers(services: Services): Pick<Handlers, 'listApiKeyBans' | 'unbanApiKey' | 'unbanApiKeyEverywhere'> {
   const { bruteForce, keys } = services;
   /** The credential id the key's failures are counted under (404 for an unknown key). */
-  const credentialOf = (principal: Parameters<typeof keys.get>[0], keyId: string) => credentialIdOfDigest(keys.get(principal, keyId).digest);
+  const credentialOf = async (principal: Parameters<typeof keys.get>[0], keyId: string) => credentialIdOfDigest((await keys.get(principal, keyId)).digest);
   return {
-    listApiKeyBans: ({ params, principal }) => {
-      const now = Date.now();
-      const bans = bruteForce.bansOfKey(credentialOf(principal, params.key_id));
+    listApiKeyBans: async ({ params, principal }) => {
+      const now = services.clock.now();
+      const bans = await bruteForce.bansOfKey(await credentialOf(principal, params.key_id));
       return {
         status: 200,
         body: bans.map((ban) => ({
@@ -25,14 +25,14 @@ export function keyBanHandlers(services: Services): Pick<Handlers, 'listApiKeyBa
         })),
       };
     },
-    unbanApiKey: ({ body, params, principal, request }) => {
-      const credential = credentialOf(principal, params.key_id);
+    unbanApiKey: async ({ body, params, principal, request }) => {
+      const credential = await credentialOf(principal, params.key_id);
       request.audit.target = keySubject(body.ip, credential);
-      return { status: 200, body: { unbanned: bruteForce.unban('key', { ip: body.ip, keyId: credential }) } };
+      return { status: 200, body: { unbanned: await bruteForce.unban('key', { ip: body.ip, keyId: credential }) } };
     },
-    unbanApiKeyEverywhere: ({ params, principal }) => ({
+    unbanApiKeyEverywhere: async ({ params, principal }) => ({
       status: 200,
-      body: { unbanned: bruteForce.unbanKeyEverywhere(credentialOf(principal, params.key_id)) },
+      body: { unbanned: await bruteForce.unbanKeyEverywhere(await credentialOf(principal, params.key_id)) },
     }),
   };
 }

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { setTimeout as delay } from 'node:timers/promises';
-import BetterSqlite3 from 'better-sqlite3';
 import { beforeAll, describe, it } from 'vitest';
 import {
   API_KEY_FORMAT,
@@ -8,14 +6,14 @@ import {
   assertLegacyDeprecation,
   createKey,
   createUser,
-  pollUntil,
+  ManualClock,
   setupAdmin,
   useServerWithAdmin,
   withTempHome,
   withTestServer,
   type LoggedInUser,
-  type TestResponse,
 } from '../testing/index.js';
+import { openStorage, storageConfigOf } from '../storage/open-storage.js';
 
 const EVERY_MODEL = [{ permission_type: 'all', permission_value: null }];
 
@@ -144,7 +142,8 @@ describe('POST /v1/admin/keys', () => {
 });
 
 describe('GET /v1/admin/keys and /v1/admin/keys/{key_id}', () => {
-  const ctx = useServerWithAdmin();
+  const clock = new ManualClock();
+  const ctx = useServerWithAdmin({ clock });
   let alice: LoggedInUser;
   let bob: LoggedInUser;
   const keyIds: Record<string, string> = {};
@@ -153,7 +152,7 @@ describe('GET /v1/admin/keys and /v1/admin/keys/{key_id}', () => {
     bob = await createUser(ctx.server, ctx.admin.accessToken, ['keys:create']);
     keyIds['admin'] = (await createKey(ctx.server, ctx.admin.accessToken, { name: 'admin key' })).id;
     keyIds['alice1'] = (await createKey(ctx.server, alice.accessToken, { name: 'alice first' })).id;
-    await delay(5); // creation times are milliseconds: keep the two apart so "newest first" is defined
+    clock.advance(5); // creation times are milliseconds: keep the two apart so "newest first" is defined
     keyIds['alice2'] = (await createKey(ctx.server, alice.accessToken, { name: 'alice second' })).id;
     keyIds['bob'] = (await createKey(ctx.server, bob.accessToken, { name: 'bob key' })).id;
   });
@@ -294,17 +293,16 @@ describe('PUT /v1/admin/keys/{key_id}', () => {
 });
 
 describe('API key expiry', () => {
-  const ctx = useServerWithAdmin();
+  const clock = new ManualClock();
+  const ctx = useServerWithAdmin({ clock });
 
   it('refuses a key with 401 api_key_expired once its expiry passes', async () => {
-    const key = await createKey(ctx.server, ctx.admin.accessToken, { name: 'short-lived', expires_at: new Date(Date.now() + 2000).toISOString() });
-    const seen = await pollUntil(
-      () => ctx.server.request('GET', '/v1/auth/me', { token: key.key }),
-      (response) => response.status !== 200,
-      { timeoutMs: 10_000, intervalMs: 100 },
-    );
-    assertError(seen.at(-1) as TestResponse, 401, 'api_key_expired');
-    assert.ok(seen.slice(0, -1).every((response) => response.status === 200), 'a key works until it expires');
+    const key = await createKey(ctx.server, ctx.admin.accessToken, { name: 'short-lived', expires_at: new Date(clock.now() + 2000).toISOString() });
+    assert.equal((await ctx.server.request('GET', '/v1/auth/me', { token: key.key })).status, 200, 'a key works before it expires');
+    clock.advance(1999);
+    assert.equal((await ctx.server.request('GET', '/v1/auth/me', { token: key.key })).status, 200, 'a key works until the millisecond it expires');
+    clock.advance(1);
+    assertError(await ctx.server.request('GET', '/v1/auth/me', { token: key.key }), 401, 'api_key_expired');
     const listed = await ctx.server.request('GET', `/v1/admin/keys/${key.id}`, { token: ctx.admin.accessToken });
     assert.equal(listed.status, 200, 'an expired key is still listed');
   });
@@ -408,14 +406,16 @@ describe('reveal when the stored ciphertext cannot be opened', () => {
     await withTestServer(async (server) => {
       const admin = await setupAdmin(server);
       const key = await createKey(server, admin.accessToken);
-      const db = new BetterSqlite3(server.config.databasePath);
+      // Damaged behind the server's back, through a storage of its own (either backend).
+      const storage = await openStorage(storageConfigOf(server.config));
       try {
-        const stored = db.prepare('SELECT ciphertext FROM api_keys WHERE id = ?').pluck().get(key.id) as Buffer;
-        const damaged = Buffer.from(stored);
+        const stored = await storage.keys.findById(key.id);
+        assert.ok(stored !== null);
+        const damaged = Buffer.from(stored.ciphertext);
         damaged[damaged.length - 1] = (damaged[damaged.length - 1] as number) ^ 0xff;
-        db.prepare('UPDATE api_keys SET ciphertext = ? WHERE id = ?').run(damaged, key.id);
+        await storage.keys.replaceCiphertext(key.id, damaged, stored.encryptionKeyId, Date.now());
       } finally {
-        db.close();
+        await storage.close();
       }
       const response = await server.request('GET', `/v1/admin/keys/${key.id}/reveal`, { token: admin.accessToken });
       assertError(response, 409, 'api_key_undecryptable');

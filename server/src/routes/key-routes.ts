@@ -3,9 +3,8 @@
  */
 import type { Handlers } from '../contract/handlers.js';
 import { presentApiKey } from '../services/presenters.js';
-import type { KeyUpdateRequest, NewKeyRequest } from '../services/key-service.js';
+import type { KeyRateLimit, KeyUpdateRequest, NewKeyRequest } from '../services/key-service.js';
 import type { Services } from '../services/services.js';
-import type { KeyRateLimit } from '../storage/api-keys-repository.js';
 import { deprecationHeaders } from './deprecation.js';
 
 export function keyHandlers(
@@ -17,8 +16,8 @@ export function keyHandlers(
   const { keys } = services;
   const present = (record: Parameters<typeof presentApiKey>[0]) => presentApiKey(record, keys.encryptionKeyId);
   return {
-    listApiKeys: ({ query, principal }) => ({ status: 200, body: keys.list(principal, query.owner).map(present) }),
-    createApiKey: ({ body, principal }) => {
+    listApiKeys: async ({ query, principal }) => ({ status: 200, body: (await keys.list(principal, query.owner)).map(present) }),
+    createApiKey: async ({ body, principal }) => {
       const request: NewKeyRequest = { rateLimit: rateLimitOf(body) };
       if (body.name !== undefined) request.name = body.name;
       if (body.description !== undefined) request.description = body.description;
@@ -26,7 +25,7 @@ export function keyHandlers(
       if (body.expires_at !== undefined) request.expiresAt = body.expires_at;
       if (body.model_permissions !== undefined) request.modelPermissions = body.model_permissions;
       if (body.permissions !== undefined) request.permissions = body.permissions;
-      const created = keys.create(principal, request);
+      const created = await keys.create(principal, request);
       const shown = present(created.value.record);
       return {
         status: 201,
@@ -34,8 +33,8 @@ export function keyHandlers(
         headers: deprecationHeaders(created.usedLegacyNames),
       };
     },
-    getApiKey: ({ params, principal }) => ({ status: 200, body: present(keys.get(principal, params.key_id)) }),
-    updateApiKey: ({ body, params, principal }) => {
+    getApiKey: async ({ params, principal }) => ({ status: 200, body: present(await keys.get(principal, params.key_id)) }),
+    updateApiKey: async ({ body, params, principal }) => {
       const request: KeyUpdateRequest = { rateLimit: rateLimitOf(body) };
       if (body.name !== undefined) request.name = body.name;
       if (body.description !== undefined) request.description = body.description;
@@ -44,23 +43,23 @@ export function keyHandlers(
       if (body.expires_at !== undefined) request.expiresAt = body.expires_at;
       if (body.model_permissions !== undefined) request.modelPermissions = body.model_permissions;
       if (body.permissions !== undefined) request.permissions = body.permissions;
-      const updated = keys.update(principal, params.key_id, request);
+      const updated = await keys.update(principal, params.key_id, request);
       return { status: 200, body: present(updated.value), headers: deprecationHeaders(updated.usedLegacyNames) };
     },
-    deleteApiKey: ({ params, principal }) => {
-      keys.delete(principal, params.key_id);
+    deleteApiKey: async ({ params, principal }) => {
+      await keys.delete(principal, params.key_id);
       return { status: 204, body: undefined };
     },
-    revealApiKey: ({ params, principal }) => ({
+    revealApiKey: async ({ params, principal }) => ({
       status: 200,
-      body: { id: params.key_id, key: keys.reveal(principal, params.key_id) },
+      body: { id: params.key_id, key: await keys.reveal(principal, params.key_id) },
     }),
-    getApiKeyModelPermissions: ({ params, principal }) => ({
+    getApiKeyModelPermissions: async ({ params, principal }) => ({
       status: 200,
-      body: { model_permissions: keys.get(principal, params.key_id).modelPermissions },
+      body: { model_permissions: (await keys.get(principal, params.key_id)).modelPermissions },
     }),
-    setApiKeyModelPermissions: ({ body, params, principal }) => {
-      const updated = keys.update(principal, params.key_id, { modelPermissions: body.model_permissions });
+    setApiKeyModelPermissions: async ({ body, params, principal }) => {
+      const updated = await keys.update(principal, params.key_id, { modelPermissions: body.model_permissions });
       return { status: 200, body: { model_permissions: updated.value.modelPermissions } };
     },
   };

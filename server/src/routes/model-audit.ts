@@ -3,13 +3,11 @@
  * before the handler runs, so a refused or failed call is filed under its model too.
  */
 import type { FastifyRequest } from 'fastify';
-import { describeModel } from '../models/model-access.js';
-import type { ModelsRepository } from '../storage/models-repository.js';
+import type { ModelService } from '../models/model-service.js';
 
 /** Files `request` under the launched model `uid` (name and type when it is running). */
-export function noteModel(request: FastifyRequest, models: ModelsRepository, uid: string): void {
-  const model = models.findByUid(uid);
-  request.audit.model = model === null ? { id: uid } : describeModel(model);
+export async function noteModel(request: FastifyRequest, models: ModelService, uid: string): Promise<void> {
+  request.audit.model = await models.describeForAudit(uid);
 }
 
 /** Files `request` under a model family (registrations, launches). */

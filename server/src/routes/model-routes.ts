@@ -33,62 +33,60 @@ export function modelHandlers(
   | 'unregisterModel'
 > {
   const { models } = services;
-  const repository = services.storage.models;
   return {
-    listModels: ({ principal }) => ({
+    listModels: async ({ principal }) => ({
       status: 200,
-      body: { object: 'list', data: models.list(principal).map((model) => presentModel(model, mayChangeUpstream(principal))) },
+      body: { object: 'list', data: (await models.list(principal)).map((model) => presentModel(model, mayChangeUpstream(principal))) },
     }),
-    getModel: ({ params, principal, request }) => {
-      noteModel(request, repository, params.model_uid);
-      return { status: 200, body: presentModel(models.get(principal, params.model_uid), mayChangeUpstream(principal)) };
+    getModel: async ({ params, principal, request }) => {
+      await noteModel(request, models, params.model_uid);
+      return { status: 200, body: presentModel(await models.get(principal, params.model_uid), mayChangeUpstream(principal)) };
     },
     // The reference CLI polls these after a launch; svc's launches are done when answered.
-    listModelInstances: ({ query, principal }) => ({
+    listModelInstances: async ({ query, principal }) => ({
       status: 200,
-      body: models
-        .list(principal)
+      body: (await models.list(principal))
         .filter((model) => (query.model_name === undefined || model.modelName === query.model_name) && (query.model_uid === undefined || model.uid === query.model_uid))
         .map((model) => ({ model_uid: model.uid, model_name: model.modelName, model_type: model.modelType, status: 'READY' as const })),
     }),
-    getModelLaunchProgress: ({ params, principal, request }) => {
-      noteModel(request, repository, params.model_uid);
-      models.get(principal, params.model_uid);
+    getModelLaunchProgress: async ({ params, principal, request }) => {
+      await noteModel(request, models, params.model_uid);
+      await models.get(principal, params.model_uid);
       return { status: 200, body: { progress: 1 } };
     },
-    launchModel: ({ body, principal, request }) => {
+    launchModel: async ({ body, principal, request }) => {
       noteFamily(request, { id: body.model_uid ?? body.model_name, name: body.model_name, type: body.model_type ?? 'LLM' });
-      const { model, warning } = models.launch(principal, body);
+      const { model, warning } = await models.launch(principal, body);
       noteFamily(request, { id: model.uid, name: model.modelName, type: model.modelType });
       request.audit.target = model.uid;
       const where = model.upstream === null ? '' : ` → ${model.upstream.baseUrl} (${model.upstream.model})`;
       request.log.info(`model ${model.uid} launched: ${model.modelType} ${model.modelName}, engine ${model.engine}${where}`);
       return { status: 200, body: presentModel(model, mayChangeUpstream(principal)), ...(warning === null ? {} : { headers: { warning } }) };
     },
-    stopModel: ({ params, principal, request }) => {
-      noteModel(request, repository, params.model_uid);
-      const model = models.stop(principal, params.model_uid);
+    stopModel: async ({ params, principal, request }) => {
+      await noteModel(request, models, params.model_uid);
+      const model = await models.stop(principal, params.model_uid);
       request.log.info(`model ${model.uid} stopped`);
       return { status: 200, body: presentModel(model, mayChangeUpstream(principal)) };
     },
-    listModelRegistrations: ({ params, principal }) => ({
+    listModelRegistrations: async ({ params, principal }) => ({
       status: 200,
-      body: models.listFamilies(principal, params.model_type).map((f) => presentFamily(f, findBuiltinFamily(f.modelType, f.modelName) !== null)),
+      body: (await models.listFamilies(principal, params.model_type)).map((f) => presentFamily(f, findBuiltinFamily(f.modelType, f.modelName) !== null)),
     }),
-    getModelRegistration: ({ params, principal }) => {
-      const family = models.getFamily(principal, params.model_type, params.model_name);
+    getModelRegistration: async ({ params, principal }) => {
+      const family = await models.getFamily(principal, params.model_type, params.model_name);
       return { status: 200, body: presentFamilyDescription(family, findBuiltinFamily(family.modelType, family.modelName) !== null) };
     },
-    registerModel: ({ params, body, principal, request }) => {
+    registerModel: async ({ params, body, principal, request }) => {
       const definition = typeof body.model === 'string' ? services.familyDefinitions.parse(body.model) : body.model;
       noteFamily(request, { name: (definition as ModelFamilyDefinition).model_name, type: params.model_type });
-      const family = models.register(principal, params.model_type, definition as ModelFamilyDefinition);
+      const family = await models.register(principal, params.model_type, definition as ModelFamilyDefinition);
       request.log.info(`model family ${family.modelType}/${family.modelName} registered`);
       return { status: 200, body: presentFamily(family, false) };
     },
-    unregisterModel: ({ params, principal, request }) => {
+    unregisterModel: async ({ params, principal, request }) => {
       noteFamily(request, { name: params.model_name, type: params.model_type });
-      models.unregister(principal, params.model_type, params.model_name);
+      await models.unregister(principal, params.model_type, params.model_name);
       request.log.info(`model family ${params.model_type}/${params.model_name} unregistered`);
       return { status: 200, body: { ok: true } };
     },

@@ -94,7 +94,8 @@ describe('cluster logs (/v1/cluster/logs)', () => {
 
   it('never returns the server\'s own secrets', async () => {
     const { readFileSync } = await import('node:fs');
-    const jwtSecret = readFileSync(join(ctx.server.home, 'auth', 'jwt_secret_key'), 'utf8').trim();
+    const source = ctx.server.config.jwtSecret;
+    const jwtSecret = source.kind === 'env' ? source.value : readFileSync(source.path, 'utf8').trim();
     ctx.server.app.log.info(`debugging with ${jwtSecret}`);
     const response = await ctx.server.request('GET', '/v1/cluster/logs', { token: ctx.admin.accessToken });
     assert.ok(!response.text.includes(jwtSecret));

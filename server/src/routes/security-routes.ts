@@ -2,8 +2,7 @@
  * Security settings, bans and lockouts (`admin`).
  */
 import type { Handlers } from '../contract/handlers.js';
-import { keySubject } from '../brute-force/brute-force-service.js';
-import type { ActiveBan, BruteForceScope } from '../storage/brute-force-repository.js';
+import { keySubject, type ActiveBan, type BruteForceScope } from '../brute-force/brute-force-service.js';
 import { isoTime } from '../services/presenters.js';
 import type { Services } from '../services/services.js';
 
@@ -24,22 +23,23 @@ export function securityHandlers(
   | 'unlockAccount'
   | 'unlockAllAccounts'
 > {
-  const { bruteForce } = services;
+  const { bruteForce, clock } = services;
   /** The active bans of `scope`, each presented with the seconds it has left. */
-  const listBans = <T>(scope: BruteForceScope, present: (ban: ActiveBan, remainingSeconds: number) => T) => {
-    const now = Date.now();
-    return { status: 200 as const, body: bruteForce.activeBans(scope).map((ban) => present(ban, Math.max(0, Math.ceil((ban.bannedUntil - now) / 1000)))) };
+  const listBans = async <T>(scope: BruteForceScope, present: (ban: ActiveBan, remainingSeconds: number) => T) => {
+    const now = clock.now();
+    const bans = await bruteForce.activeBans(scope);
+    return { status: 200 as const, body: bans.map((ban) => present(ban, Math.max(0, Math.ceil((ban.bannedUntil - now) / 1000)))) };
   };
   return {
-    getSecuritySettings: () => ({ status: 200, body: bruteForce.settings() }),
-    updateSecuritySettings: ({ body }) => ({ status: 200, body: bruteForce.updateSettings(body) }),
+    getSecuritySettings: async () => ({ status: 200, body: await bruteForce.settings() }),
+    updateSecuritySettings: async ({ body }) => ({ status: 200, body: await bruteForce.updateSettings(body) }),
     listBannedIps: () =>
       listBans('ip', (ban, remaining) => ({ ip: ban.ip ?? '', banned_until: isoTime(ban.bannedUntil), remaining_seconds: remaining })),
-    unbanIp: ({ body, request }) => {
+    unbanIp: async ({ body, request }) => {
       request.audit.target = body.ip;
-      return { status: 200, body: { unbanned: bruteForce.unban('ip', { ip: body.ip }) } };
+      return { status: 200, body: { unbanned: await bruteForce.unban('ip', { ip: body.ip }) } };
     },
-    unbanAllIps: () => ({ status: 200, body: { unbanned: bruteForce.unbanAll('ip') } }),
+    unbanAllIps: async () => ({ status: 200, body: { unbanned: await bruteForce.unbanAll('ip') } }),
     listBannedKeys: () =>
       listBans('key', (ban, remaining) => ({
         ip: ban.ip ?? '',
@@ -47,11 +47,11 @@ export function securityHandlers(
         banned_until: isoTime(ban.bannedUntil),
         remaining_seconds: remaining,
       })),
-    unbanKey: ({ body, request }) => {
+    unbanKey: async ({ body, request }) => {
       request.audit.target = keySubject(body.ip, body.key_id);
-      return { status: 200, body: { unbanned: bruteForce.unban('key', { ip: body.ip, keyId: body.key_id }) } };
+      return { status: 200, body: { unbanned: await bruteForce.unban('key', { ip: body.ip, keyId: body.key_id }) } };
     },
-    unbanAllKeys: () => ({ status: 200, body: { unbanned: bruteForce.unbanAll('key') } }),
+    unbanAllKeys: async () => ({ status: 200, body: { unbanned: await bruteForce.unbanAll('key') } }),
     listLockedAccounts: () =>
       listBans('account', (ban, remaining) => ({
         user_id: ban.userId ?? '',
@@ -60,10 +60,10 @@ export function securityHandlers(
         locked_until: isoTime(ban.bannedUntil),
         remaining_seconds: remaining,
       })),
-    unlockAccount: ({ body, request }) => {
+    unlockAccount: async ({ body, request }) => {
       request.audit.target = body.user_id;
-      return { status: 200, body: { unbanned: bruteForce.unban('account', { userId: body.user_id }) } };
+      return { status: 200, body: { unbanned: await bruteForce.unban('account', { userId: body.user_id }) } };
     },
-    unlockAllAccounts: () => ({ status: 200, body: { unbanned: bruteForce.unbanAll('account') } }),
+    unlockAllAccounts: async () => ({ status: 200, body: { unbanned: await bruteForce.unbanAll('account') } }),
   };
 }

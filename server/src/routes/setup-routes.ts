@@ -7,8 +7,8 @@ import type { Services } from '../services/services.js';
 
 export function setupHandlers(services: Services): Pick<Handlers, 'getSetupStatus' | 'createFirstAdmin'> {
   return {
-    getSetupStatus: () => {
-      const needsSetup = services.users.needsSetup();
+    getSetupStatus: async () => {
+      const needsSetup = await services.users.needsSetup();
       return {
         status: 200,
         body: { needs_setup: needsSetup, initialized: !needsSetup, password_min_length: services.config.passwordMinLength },

@@ -4,10 +4,9 @@
  * everyone's only with `usage:read_all`.
  */
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { openDatabase, type Database } from '../storage/database.js';
+import { beforeAll, describe, it } from 'vitest';
+import { openStorage, storageConfigOf } from '../storage/open-storage.js';
 import type { UsageTotal } from '../storage/port/usage.js';
-import { immediateGate, SqliteUsageStore } from '../storage/sqlite/usage-store.js';
 import { assertError, createKey, createUser, useServerWithAdmin, type LoggedInUser } from '../testing/index.js';
 
 const HOUR = 3_600_000;
@@ -19,7 +18,6 @@ describe('GET /v1/usage', () => {
   let bob: LoggedInUser;
   let auditor: LoggedInUser;
   let aliceKey: { id: string; key: string };
-  let db: Database;
 
   const total = (fields: Partial<UsageTotal>): UsageTotal => ({
     hourStart: hourAgo(1),
@@ -40,17 +38,17 @@ describe('GET /v1/usage', () => {
     bob = await createUser(ctx.server, ctx.admin.accessToken, ['models:read']);
     auditor = await createUser(ctx.server, ctx.admin.accessToken, ['usage:read_all']);
     aliceKey = await createKey(ctx.server, alice.accessToken, { name: 'notebook' });
-    db = openDatabase(ctx.server.config.databasePath);
-    const store = new SqliteUsageStore({ read: db, write: db, gate: immediateGate });
-    await store.add([
+    // Written through a storage of its own (either backend), as another process's meter writes them.
+    const storage = await openStorage(storageConfigOf(ctx.server.config));
+    await storage.usage.add([
       total({ keyId: aliceKey.id, calls: 3, promptTokens: 300, completionTokens: 60, latencyMsSum: 900 }),
       total({}),
       total({ hourStart: hourAgo(2), model: 'echo', errors: 1 }),
       total({ userId: bob.id, calls: 2, promptTokens: 10, completionTokens: 10, latencyMsSum: 100 }),
       total({ hourStart: hourAgo(24 * 40), userId: bob.id }),
     ]);
+    await storage.close();
   });
-  afterAll(() => db?.close());
 
   it('shows a caller their own usage only, grouped by model per day by default', async () => {
     const response = await ctx.server.request('GET', '/v1/usage?start=now-2d', { token: alice.accessToken });

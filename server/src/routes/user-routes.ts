@@ -11,7 +11,7 @@ export function userHandlers(
 ): Pick<Handlers, 'listUsers' | 'createUser' | 'getUser' | 'updateUser' | 'deleteUser' | 'setUserPassword' | 'getUserPermissions' | 'setUserPermissions'> {
   const { users } = services;
   return {
-    listUsers: () => ({ status: 200, body: users.list().map(presentUser) }),
+    listUsers: async () => ({ status: 200, body: (await users.list()).map(presentUser) }),
     createUser: async ({ body, principal }) => {
       const input: Parameters<typeof users.create>[1] = { username: body.username, password: body.password };
       if (body.permissions !== undefined) input.permissions = body.permissions;
@@ -19,17 +19,17 @@ export function userHandlers(
       const created = await users.create(principal, input);
       return { status: 201, body: presentUser(created.value), headers: deprecationHeaders(created.usedLegacyNames) };
     },
-    getUser: ({ params }) => ({ status: 200, body: presentUser(users.get(params.user_id)) }),
-    updateUser: ({ body, params, principal }) => {
+    getUser: async ({ params }) => ({ status: 200, body: presentUser(await users.get(params.user_id)) }),
+    updateUser: async ({ body, params, principal }) => {
       const changes: Parameters<typeof users.update>[2] = {};
       // 0 and 1 as the reference server stores it.
       if (body.enabled !== undefined) changes.enabled = body.enabled === true || body.enabled === 1;
       if (body.permissions !== undefined) changes.permissions = body.permissions;
-      const updated = users.update(principal, params.user_id, changes);
+      const updated = await users.update(principal, params.user_id, changes);
       return { status: 200, body: presentUser(updated.value), headers: deprecationHeaders(updated.usedLegacyNames) };
     },
-    deleteUser: ({ params, principal }) => {
-      users.delete(principal, params.user_id);
+    deleteUser: async ({ params, principal }) => {
+      await users.delete(principal, params.user_id);
       return { status: 204, body: undefined };
     },
     setUserPassword: async ({ body, params, principal, request }) => {
@@ -43,9 +43,9 @@ export function userHandlers(
       await users.setPassword(principal, params.user_id, input);
       return { status: 204, body: undefined };
     },
-    getUserPermissions: ({ params }) => ({ status: 200, body: { permissions: users.get(params.user_id).permissions } }),
-    setUserPermissions: ({ body, params, principal }) => {
-      const updated = users.update(principal, params.user_id, { permissions: body.permissions });
+    getUserPermissions: async ({ params }) => ({ status: 200, body: { permissions: (await users.get(params.user_id)).permissions } }),
+    setUserPermissions: async ({ body, params, principal }) => {
+      const updated = await users.update(principal, params.user_id, { permissions: body.permissions });
       return { status: 200, body: { permissions: updated.value.permissions }, headers: deprecationHeaders(updated.usedLegacyNames) };
     },
   };

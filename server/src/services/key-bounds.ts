@@ -8,7 +8,7 @@
 import { ApiError } from '../errors.js';
 import { sortedPermissions, type Permission } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
-import type { ModelPermission } from '../storage/api-keys-repository.js';
+import type { ModelPermission } from '../auth/records.js';
 
 /** True when the caller is an API key narrowed to fewer permissions than its owner holds. */
 function callsWithNarrowedKey(caller: Principal): boolean {

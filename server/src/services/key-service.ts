@@ -9,12 +9,15 @@ import { apiKeyDigest, apiKeyDisplayPrefix, generateApiKey } from '../crypto/api
 import type { KeyEncryption } from '../crypto/key-encryption.js';
 import { holds, narrowPermissions, normalizePermissions, type Permission, type PermissionInput } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
-import type { ApiKeyChanges, ApiKeyRecord, KeyRateLimit, ModelPermission } from '../storage/api-keys-repository.js';
+import { apiKeyOrNull, modelRestrictions, userOrNull, type ApiKeyRecord, type ModelPermission } from '../auth/records.js';
+import type { Clock } from '../runtime/clock.js';
+import type { ApiKeyChanges, KeyRateLimit, RowLock, Storage, StorageTx } from '../storage/port/index.js';
 import { parseKeyExpiry } from './key-expiry.js';
-import type { Storage } from '../storage/storage.js';
 import { assertMayGrant, assertOutranks } from './access-rules.js';
 import { assertKeyWithinCaller, boundedModelPermissions, defaultKeyPermissions } from './key-bounds.js';
 import type { Changed } from './user-service.js';
+
+export type { KeyRateLimit } from '../storage/port/index.js';
 
 /** What a caller asks for when creating a key. */
 export interface NewKeyRequest {
@@ -48,10 +51,12 @@ const keyNotFound = () => new ApiError('api_key_not_found', 'API key not found')
 export class KeyService {
   readonly #storage: Storage;
   readonly #encryption: KeyEncryption;
+  readonly #clock: Clock;
 
-  constructor(storage: Storage, encryption: KeyEncryption) {
+  constructor(storage: Storage, encryption: KeyEncryption, clock: Clock) {
     this.#storage = storage;
     this.#encryption = encryption;
+    this.#clock = clock;
   }
 
   /** The fingerprint of the encryption key in use (decides `revealable`). */
@@ -60,25 +65,25 @@ export class KeyService {
   }
 
   /** Creates a key and returns it with its plaintext. */
-  create(caller: Principal, request: NewKeyRequest): Changed<{ record: ApiKeyRecord; plaintext: string }> {
+  async create(caller: Principal, request: NewKeyRequest): Promise<Changed<{ record: ApiKeyRecord; plaintext: string }>> {
     const ownerId = request.owner ?? caller.user?.id;
     if (ownerId === undefined) {
       throw new ApiError('invalid_request', 'Authentication is switched off: name the key\'s owner in "owner"', { param: 'owner' });
     }
-    if (ownerId !== caller.user?.id) {
+    const forAnother = ownerId !== caller.user?.id;
+    if (forAnother) {
       if (!holds(caller.permissions, 'keys:manage')) {
         throw new ApiError('permission_denied', 'Creating a key for another user needs keys:manage', { param: 'owner' });
       }
-      const owner = this.#storage.users.findById(ownerId);
-      if (owner === null) throw new ApiError('user_not_found', 'The key\'s owner does not exist', { param: 'owner' });
-      assertOutranks(caller.permissions, owner.permissions, 'The key\'s owner');
+      await assertMayCreateFor(this.#storage, caller, ownerId);
     }
     const { permissions, usedLegacyNames } = this.#keyPermissions(caller, request.permissions);
-    const now = Date.now();
+    const now = this.#clock.now();
+    const expiresAt = futureTime(request.expiresAt ?? null, now);
     const plaintext = generateApiKey();
     const keyPrefix = apiKeyDisplayPrefix(plaintext);
     const id = randomUUID();
-    this.#storage.apiKeys.create({
+    const newKey = {
       id,
       userId: ownerId,
       digest: apiKeyDigest(plaintext),
@@ -87,8 +92,8 @@ export class KeyService {
       encryptionKeyId: this.#encryption.keyId,
       name: request.name ?? keyPrefix,
       description: request.description ?? null,
-      expiresAt: futureTime(request.expiresAt ?? null, now),
-      modelPermissions: boundedModelPermissions(caller, request.modelPermissions, everyModel),
+      expiresAt,
+      modelRestrictions: modelRestrictions(boundedModelPermissions(caller, request.modelPermissions, everyModel)),
       permissions,
       rateLimit: {
         maxFailures: ownThreshold(request.rateLimit?.maxFailures),
@@ -96,43 +101,57 @@ export class KeyService {
         banSeconds: ownThreshold(request.rateLimit?.banSeconds),
       },
       now,
+    };
+    const outcome = await this.#storage.transaction(async (tx) => {
+      // Checked again with the owner's row share-locked, so a change of their permissions cannot slip in between.
+      if (forAnother) await assertMayCreateFor(tx, caller, ownerId, { lock: 'share' });
+      return tx.keys.create(newKey);
     });
-    return { value: { record: this.#mustFind(id), plaintext }, usedLegacyNames };
+    if (outcome === 'owner_missing') throw ownerMissing();
+    return { value: { record: await mustFind(this.#storage, id), plaintext }, usedLegacyNames };
   }
 
   /** The keys the caller may see: everyone's (or `ownerId`'s) with `keys:manage`, else their own. */
-  list(caller: Principal, ownerId: string | undefined): ApiKeyRecord[] {
-    if (holds(caller.permissions, 'keys:manage')) return this.#storage.apiKeys.list(ownerId ?? null);
+  async list(caller: Principal, ownerId: string | undefined): Promise<ApiKeyRecord[]> {
+    if (holds(caller.permissions, 'keys:manage')) return this.#list(ownerId ?? null);
     const self = caller.user?.id;
     if (self === undefined) return [];
     if (ownerId !== undefined && ownerId !== self) {
       throw new ApiError('permission_denied', 'Listing another user\'s keys needs keys:manage', { param: 'owner' });
     }
-    return this.#storage.apiKeys.list(self);
+    return this.#list(self);
+  }
+
+  async #list(ownerId: string | null): Promise<ApiKeyRecord[]> {
+    return (await this.#storage.keys.list(ownerId)).map((key) => apiKeyOrNull(key) as ApiKeyRecord);
   }
 
   /** A key the caller may see, or 404. */
-  get(caller: Principal, id: string): ApiKeyRecord {
-    return this.#visible(caller, id);
+  get(caller: Principal, id: string): Promise<ApiKeyRecord> {
+    return this.#visible(this.#storage, caller, id);
   }
 
   /** Changes a key. Model restrictions, once set, change only with `keys:manage`. */
-  update(caller: Principal, id: string, request: KeyUpdateRequest): Changed<ApiKeyRecord> {
-    const key = this.#changeable(caller, id);
+  async update(caller: Principal, id: string, request: KeyUpdateRequest): Promise<Changed<ApiKeyRecord>> {
+    await this.#changeable(this.#storage, caller, id);
     const changes: ApiKeyChanges = {};
     if (request.name !== undefined && request.name !== null) changes.name = request.name;
-    if (request.rateLimit?.maxFailures !== undefined) changes.rateLimitMaxFailures = ownThreshold(request.rateLimit.maxFailures);
-    if (request.rateLimit?.windowSeconds !== undefined) changes.rateLimitWindowSeconds = ownThreshold(request.rateLimit.windowSeconds);
-    if (request.rateLimit?.banSeconds !== undefined) changes.rateLimitBanSeconds = ownThreshold(request.rateLimit.banSeconds);
+    if (request.rateLimit !== undefined) {
+      const { maxFailures, windowSeconds, banSeconds } = request.rateLimit;
+      changes.rateLimit = {};
+      if (maxFailures !== undefined) changes.rateLimit.maxFailures = ownThreshold(maxFailures);
+      if (windowSeconds !== undefined) changes.rateLimit.windowSeconds = ownThreshold(windowSeconds);
+      if (banSeconds !== undefined) changes.rateLimit.banSeconds = ownThreshold(banSeconds);
+    }
     if (request.description !== undefined) changes.description = request.description;
     if (request.enabled !== undefined) changes.enabled = request.enabled;
-    if (request.expiresAt !== undefined) changes.expiresAt = futureTime(request.expiresAt, Date.now());
+    if (request.expiresAt !== undefined) changes.expiresAt = futureTime(request.expiresAt, this.#clock.now());
     if (request.modelPermissions !== undefined) {
       if (!holds(caller.permissions, 'keys:manage')) {
         throw new ApiError('permission_denied', 'Changing a key\'s model restrictions needs keys:manage', { param: 'model_permissions' });
       }
       // An empty list allows nothing: always within bounds.
-      changes.modelPermissions = request.modelPermissions.length === 0 ? [] : boundedModelPermissions(caller, request.modelPermissions, request.modelPermissions);
+      changes.modelRestrictions = modelRestrictions(request.modelPermissions.length === 0 ? [] : boundedModelPermissions(caller, request.modelPermissions, request.modelPermissions));
     }
     let usedLegacyNames = false;
     if (request.permissions !== undefined) {
@@ -140,22 +159,27 @@ export class KeyService {
       changes.permissions = narrowed.permissions;
       usedLegacyNames = narrowed.usedLegacyNames;
     }
-    this.#storage.apiKeys.update(key.id, changes, Date.now());
-    return { value: this.#mustFind(key.id), usedLegacyNames };
+    const now = this.#clock.now();
+    await this.#storage.transaction(async (tx) => {
+      const key = await this.#changeable(tx, caller, id);
+      await tx.keys.update(key.id, changes, now);
+    });
+    return { value: await mustFind(this.#storage, id), usedLegacyNames };
   }
 
   /** Deletes a key; it fails on its next request. */
-  delete(caller: Principal, id: string): void {
-    const key = this.#changeable(caller, id);
-    this.#storage.transaction(() => {
-      this.#storage.apiKeys.keepTombstones({ keyId: key.id }, Date.now());
-      this.#storage.apiKeys.delete(key.id);
+  async delete(caller: Principal, id: string): Promise<void> {
+    const now = this.#clock.now();
+    await this.#storage.transaction(async (tx) => {
+      const key = await this.#changeable(tx, caller, id);
+      await tx.keys.keepTombstones({ keyId: key.id }, now);
+      await tx.keys.delete(key.id);
     });
   }
 
   /** The plaintext of a key, when it was encrypted with the encryption key in use. */
-  reveal(caller: Principal, id: string): string {
-    const key = this.#changeable(caller, id);
+  async reveal(caller: Principal, id: string): Promise<string> {
+    const key = await this.#storage.transaction((tx) => this.#changeable(tx, caller, id));
     const opened = this.#encryption.decrypt(key.ciphertext, key.id, key.encryptionKeyId);
     if ('plaintext' in opened) return opened.plaintext;
     if (opened.failure === 'other_key') {
@@ -175,27 +199,39 @@ export class KeyService {
   }
 
   /** Own keys are visible; others' only with keys:manage (404 otherwise, hiding their existence). */
-  #visible(caller: Principal, id: string): ApiKeyRecord {
-    const key = this.#storage.apiKeys.findById(id);
-    if (key === null) throw keyNotFound();
+  async #visible(stores: Pick<StorageTx, 'keys'>, caller: Principal, id: string): Promise<ApiKeyRecord> {
+    const key = await mustFind(stores, id);
     if (key.userId !== caller.user?.id && !holds(caller.permissions, 'keys:manage')) throw keyNotFound();
     return key;
   }
 
-  #changeable(caller: Principal, id: string): ApiKeyRecord {
-    const key = this.#visible(caller, id);
-    const owner = this.#storage.users.findById(key.userId);
+  /**
+   * A key the caller may change: another user's only when the caller holds all its owner holds (the
+   * owner's row share-locked); and a key cannot widen itself or a sibling: it changes or reveals
+   * only keys within its own bounds.
+   */
+  async #changeable(stores: Pick<StorageTx, 'keys' | 'users'>, caller: Principal, id: string): Promise<ApiKeyRecord> {
+    const key = await this.#visible(stores, caller, id);
+    const owner = userOrNull(await stores.users.findById(key.userId, { lock: 'share' }));
     if (key.userId !== caller.user?.id) assertOutranks(caller.permissions, owner?.permissions ?? [], 'The key\'s owner');
-    // A key cannot widen itself or a sibling: it changes or reveals only keys within its own bounds.
     assertKeyWithinCaller(caller, narrowPermissions(new Set(owner?.permissions ?? []), key.permissions), key.modelPermissions);
     return key;
   }
+}
 
-  #mustFind(id: string): ApiKeyRecord {
-    const key = this.#storage.apiKeys.findById(id);
-    if (key === null) throw keyNotFound();
-    return key;
-  }
+const ownerMissing = () => new ApiError('user_not_found', 'The key\'s owner does not exist', { param: 'owner' });
+
+/** Refuses a key for `ownerId` unless the owner exists and the caller holds everything they hold. */
+async function assertMayCreateFor(stores: Pick<StorageTx, 'users'>, caller: Principal, ownerId: string, lock: RowLock = {}): Promise<void> {
+  const owner = userOrNull(await stores.users.findById(ownerId, lock));
+  if (owner === null) throw ownerMissing();
+  assertOutranks(caller.permissions, owner.permissions, 'The key\'s owner');
+}
+
+async function mustFind(stores: Pick<StorageTx, 'keys'>, id: string): Promise<ApiKeyRecord> {
+  const key = apiKeyOrNull(await stores.keys.findById(id));
+  if (key === null) throw keyNotFound();
+  return key;
 }
 
 /** A threshold as stored: 0 (which the reference server reads as "none") is stored as null. */

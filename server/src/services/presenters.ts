@@ -3,8 +3,7 @@
  * never leave through here.
  */
 import type { components } from '../generated/openapi.js';
-import type { ApiKeyRecord } from '../storage/api-keys-repository.js';
-import type { UserRecord } from '../storage/users-repository.js';
+import type { ApiKeyRecord, UserRecord } from '../auth/records.js';
 
 type Schemas = components['schemas'];
 
@@ -22,7 +21,8 @@ export function presentUser(user: UserRecord): Schemas['User'] {
   return {
     id: user.id,
     username: user.username,
-    source: user.source,
+    // Only the contract's sources are ever stored until the contract names more (the port already knows `oidc`).
+    source: user.source as Schemas['User']['source'],
     enabled: user.enabled,
     must_change_password: user.mustChangePassword,
     permissions: user.permissions,

@@ -1,7 +1,8 @@
 /**
- * The services a request handler may use, built once per server.
+ * The services a request handler may use, built once per server. Handlers reach state only through
+ * these services, never through the storage itself.
  */
-import type { AuditTrail } from '../audit/audit-trail.js';
+import type { AuditService } from '../audit/audit-service.js';
 import type { BruteForceService } from '../brute-force/brute-force-service.js';
 import type { ServerConfig } from '../config.js';
 import type { FamilyDefinitionParser } from '../models/family-definition.js';
@@ -10,16 +11,25 @@ import type { ModelService } from '../models/model-service.js';
 import type { LogSink } from '../observability/log-buffer.js';
 import type { ServerMetrics } from '../observability/metrics.js';
 import type { OidcService } from '../oidc/oidc-service.js';
-import type { Storage } from '../storage/storage.js';
+import type { Clock } from '../runtime/clock.js';
 import type { KeyService } from './key-service.js';
 import type { ManagedDirectory } from './managed-directory.js';
 import type { SessionService } from './session-service.js';
 import type { UserService } from './user-service.js';
+import type { UsageTotalsStore } from '../storage/port/usage.js';
+
+/** Whether the service can do its work now (`GET /status`). */
+export interface HealthCheck {
+  /** Resolves when the database answers. @throws {StorageUnavailableError} when it does not. */
+  ping(): Promise<void>;
+}
 
 /** Everything route handlers call. */
 export interface Services {
   config: ServerConfig;
-  storage: Storage;
+  /** The time every service reads. */
+  clock: Clock;
+  health: HealthCheck;
   users: UserService;
   sessions: SessionService;
   /** Single sign-on, or null when no provider is configured. */
@@ -37,6 +47,8 @@ export interface Services {
   /** Prometheus metrics; the brute-force protection reports bans here. */
   metrics: ServerMetrics;
   bruteForce: BruteForceService;
-  /** The audit trail, or null when built without one (benchmarks only). */
-  audit: AuditTrail | null;
+  /** Search, export and verification of the audit log, and this process's trail (null in benchmarks built without one). */
+  audit: AuditService;
+  /** Metered usage totals (`GET /v1/usage`; issue 17). */
+  usage: UsageTotalsStore;
 }

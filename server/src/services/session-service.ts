@@ -13,8 +13,9 @@ import { generateRefreshToken, refreshTokenDigest } from '../crypto/opaque-token
 import { hashPassword, verifyPassword } from '../crypto/passwords.js';
 import { assertPasswordAcceptable } from '../crypto/password-policy.js';
 import type { components } from '../generated/openapi.js';
-import type { Storage } from '../storage/storage.js';
-import type { UserRecord } from '../storage/users-repository.js';
+import { userFromStore, userOrNull, type UserRecord } from '../auth/records.js';
+import type { Clock } from '../runtime/clock.js';
+import type { SessionStore, Storage } from '../storage/port/index.js';
 
 /** The `TokenPair` shape. */
 export type TokenPair = components['schemas']['TokenPair'];
@@ -47,13 +48,15 @@ export class SessionService {
   readonly #config: ServerConfig;
   readonly #bruteForce: BruteForceService;
   readonly #usernameMarker: UsernameMarker;
+  readonly #clock: Clock;
 
-  constructor(storage: Storage, tokens: AccessTokens, config: ServerConfig, bruteForce: BruteForceService, usernameMarker: UsernameMarker) {
+  constructor(storage: Storage, tokens: AccessTokens, config: ServerConfig, bruteForce: BruteForceService, usernameMarker: UsernameMarker, clock: Clock) {
     this.#storage = storage;
     this.#tokens = tokens;
     this.#config = config;
     this.#bruteForce = bruteForce;
     this.#usernameMarker = usernameMarker;
+    this.#clock = clock;
   }
 
   /**
@@ -65,26 +68,26 @@ export class SessionService {
    * resets the account's count.
    */
   async login(username: string, password: string, attempt: LoginAttempt): Promise<TokenPair> {
-    const user = this.#storage.users.findByUsername(username);
+    const user = userOrNull(await this.#storage.users.findByUsername(username));
     if (attempt.audit !== undefined) {
       // A name that matches no account may be a password typed in the wrong field: never stored as text.
       attempt.audit.username = user?.username ?? this.#usernameMarker.of(username);
       attempt.audit.userId = user?.id ?? null;
     }
-    const ticket = this.#bruteForce.reserveLogin(attempt.clientIp, user?.id ?? null);
+    const ticket = await this.#bruteForce.reserveLogin(attempt.clientIp, user?.id ?? null);
     if ('reason' in ticket) {
       if (attempt.audit !== undefined) attempt.audit.reason = ticket.reason === 'ip' ? 'ip_banned' : 'login_throttled';
       throw refusedLogin(ticket);
     }
     const passwordMatches = await this.#verifyReserved(ticket, user?.passwordHash ?? null, password);
-    const current = user === null ? null : this.#storage.users.findById(user.id);
+    const current = user === null ? null : userOrNull(await this.#storage.users.findById(user.id));
     // A single sign-on account has no password: refused like an unknown user, whatever was sent.
     const reason =
       user === null || current === null
         ? 'unknown_user'
         : current.source === 'oidc'
           ? 'single_sign_on_account'
-          : ticket.accountLocked || this.#bruteForce.accountLockedUntil(current.id) !== null
+          : ticket.accountLocked || (await this.#bruteForce.accountLockedUntil(current.id)) !== null
             ? 'account_locked'
             : !passwordMatches
               ? 'wrong_password'
@@ -92,20 +95,16 @@ export class SessionService {
                 ? 'account_disabled'
                 : null;
     // Checked again after the hash: a ban another request set meanwhile also stops this attempt.
+    await this.#bruteForce.refreshBans();
     const banned = this.#bruteForce.ipBan(attempt.clientIp);
     if (reason !== null || banned !== null || current === null) {
       if (attempt.audit !== undefined) attempt.audit.reason = reason ?? 'ip_banned';
-      this.#bruteForce.settleLogin(ticket, false);
+      await this.#bruteForce.settleLogin(ticket, false);
       if (reason === null && banned !== null) throw refusedLogin({ reason: 'ip', retryAfterSeconds: banned.retryAfterSeconds });
       throw invalidCredentials();
     }
-    this.#bruteForce.settleLogin(ticket, true);
-    const now = Date.now();
-    const refresh = this.#storage.transaction(() => {
-      this.#storage.sessions.pruneExpired(now);
-      return this.#startSession(current.id, now);
-    });
-    return this.#pair(current, refresh.token, refresh.expiresAt, now);
+    await this.#bruteForce.settleLogin(ticket, true);
+    return this.startSession(current);
   }
 
   /** Verifies a password under a reservation; the reservation is released if hashing fails. */
@@ -113,7 +112,7 @@ export class SessionService {
     try {
       return await verifyPassword(passwordHash, password);
     } catch (error) {
-      this.#bruteForce.settleLogin(ticket, false);
+      await this.#bruteForce.settleLogin(ticket, false);
       throw error;
     }
   }
@@ -123,10 +122,10 @@ export class SessionService {
    * same token pair, refresh token and live permissions as a password login.
    */
   async startSession(user: UserRecord): Promise<TokenPair> {
-    const now = Date.now();
-    const refresh = this.#storage.transaction(() => {
-      this.#storage.sessions.pruneExpired(now);
-      return this.#startSession(user.id, now);
+    const now = this.#clock.now();
+    const refresh = await this.#storage.transaction(async (tx) => {
+      await tx.sessions.pruneExpired(now);
+      return this.#startSession(tx.sessions, user.id, now);
     });
     return this.#pair(user, refresh.token, refresh.expiresAt, now);
   }
@@ -137,26 +136,26 @@ export class SessionService {
    */
   async refresh(presented: string): Promise<TokenPair> {
     const digest = refreshTokenDigest(presented);
-    const now = Date.now();
-    const outcome = this.#storage.transaction(() => {
-      const record = this.#storage.sessions.findToken(digest);
+    const now = this.#clock.now();
+    const outcome = await this.#storage.transaction(async (tx) => {
+      const record = await tx.sessions.findToken(digest, { lock: 'update' });
       if (record === null || record.expiresAt <= now || record.familyExpiresAt <= now) return null;
       if (record.rotatedAt !== null) {
         // Inside the grace window a rotated token may be exchanged once more (two tabs refreshing
         // together), never again: each exchange would fork a branch that reuse detection never sees.
         const withinGrace = now - record.rotatedAt < this.#config.refreshReuseGraceSeconds * 1000;
-        if (!withinGrace || !this.#storage.sessions.countGraceExchange(digest, GRACE_EXCHANGES)) {
-          this.#storage.sessions.deleteFamily(record.familyId);
+        if (!withinGrace || !(await tx.sessions.countGraceExchange(digest, GRACE_EXCHANGES))) {
+          await tx.sessions.deleteFamily(record.familyId);
           return 'reused' as const;
         }
       }
-      const user = this.#storage.users.findById(record.userId);
+      const user = userOrNull(await tx.users.findById(record.userId));
       if (user === null || !user.enabled) {
-        this.#storage.sessions.deleteFamily(record.familyId);
+        await tx.sessions.deleteFamily(record.familyId);
         return null;
       }
-      this.#storage.sessions.markRotated(digest, now);
-      return { user, refresh: this.#addRefreshToken(record.familyId, now, record.familyExpiresAt) };
+      await tx.sessions.markRotated(digest, now);
+      return { user, refresh: await this.#addRefreshToken(tx.sessions, record.familyId, now, record.familyExpiresAt) };
     });
     if (outcome === 'reused') {
       throw new ApiError('invalid_refresh_token', 'Refresh token was already used; the session has been ended. Log in again');
@@ -166,9 +165,9 @@ export class SessionService {
   }
 
   /** Ends the session a refresh token belongs to; unknown tokens are ignored. */
-  logout(presented: string): void {
-    const record = this.#storage.sessions.findToken(refreshTokenDigest(presented));
-    if (record !== null) this.#storage.sessions.deleteFamily(record.familyId);
+  async logout(presented: string): Promise<void> {
+    const record = await this.#storage.sessions.findToken(refreshTokenDigest(presented));
+    if (record !== null) await this.#storage.sessions.deleteFamily(record.familyId);
   }
 
   /**
@@ -181,13 +180,14 @@ export class SessionService {
     await this.verifyCurrentPassword(user, currentPassword, attempt);
     assertPasswordAcceptable(newPassword, this.#config.passwordMinLength, user.username, 'new_password');
     const passwordHash = await hashPassword(newPassword);
-    const now = Date.now();
-    const { updated, refresh } = this.#storage.transaction(() => {
-      this.#storage.users.setPassword(user.id, passwordHash, false, now);
-      this.#storage.sessions.deleteFamiliesOfUser(user.id);
-      const current = this.#storage.users.findById(user.id);
+    const now = this.#clock.now();
+    const { updated, refresh } = await this.#storage.transaction(async (tx) => {
+      if ((await tx.users.findById(user.id, { lock: 'update' })) === null) throw new ApiError('user_not_found', 'User not found');
+      await tx.users.setPassword(user.id, passwordHash, false, now);
+      await tx.sessions.deleteFamiliesOfUser(user.id);
+      const current = await tx.users.findById(user.id);
       if (current === null) throw new ApiError('user_not_found', 'User not found');
-      return { updated: current, refresh: this.#startSession(user.id, now) };
+      return { updated: userFromStore(current), refresh: await this.#startSession(tx.sessions, user.id, now) };
     });
     return this.#pair(updated, refresh.token, refresh.expiresAt, now);
   }
@@ -199,29 +199,29 @@ export class SessionService {
    * @throws {ApiError} 403 `current_password_incorrect` (also for a locked account), 429 when the address is banned or throttled.
    */
   async verifyCurrentPassword(user: UserRecord, currentPassword: string | undefined, attempt: LoginAttempt): Promise<void> {
-    const ticket = this.#bruteForce.reserveLogin(attempt.clientIp, user.id);
+    const ticket = await this.#bruteForce.reserveLogin(attempt.clientIp, user.id);
     if ('reason' in ticket) throw refusedLogin(ticket);
     const matches = (await this.#verifyReserved(ticket, user.passwordHash, currentPassword ?? '')) && currentPassword !== undefined && !ticket.accountLocked;
-    if (!matches || this.#bruteForce.accountLockedUntil(user.id) !== null) {
+    if (!matches || (await this.#bruteForce.accountLockedUntil(user.id)) !== null) {
       if (attempt.audit !== undefined) attempt.audit.reason = ticket.accountLocked ? 'account_locked' : 'wrong_password';
-      this.#bruteForce.settleLogin(ticket, false);
+      await this.#bruteForce.settleLogin(ticket, false);
       throw new ApiError('current_password_incorrect', 'Current password is incorrect', { param: 'current_password' });
     }
-    this.#bruteForce.settleLogin(ticket, true);
+    await this.#bruteForce.settleLogin(ticket, true);
   }
 
   /** Starts a session (family) for `userId` with its first refresh token; call inside a transaction. */
-  #startSession(userId: string, now: number): { token: string; expiresAt: number } {
+  async #startSession(sessions: SessionStore, userId: string, now: number): Promise<{ token: string; expiresAt: number }> {
     const familyId = randomUUID();
     const familyExpiresAt = now + this.#config.sessionMaxLifetimeSeconds * 1000;
-    this.#storage.sessions.createFamily(familyId, userId, now, familyExpiresAt);
-    return this.#addRefreshToken(familyId, now, familyExpiresAt);
+    await sessions.createFamily(familyId, userId, now, familyExpiresAt);
+    return this.#addRefreshToken(sessions, familyId, now, familyExpiresAt);
   }
 
-  #addRefreshToken(familyId: string, now: number, familyExpiresAt: number): { token: string; expiresAt: number } {
+  async #addRefreshToken(sessions: SessionStore, familyId: string, now: number, familyExpiresAt: number): Promise<{ token: string; expiresAt: number }> {
     const token = generateRefreshToken();
     const expiresAt = Math.min(now + this.#config.refreshTokenTtlSeconds * 1000, familyExpiresAt);
-    this.#storage.sessions.addToken(refreshTokenDigest(token), familyId, now, expiresAt);
+    await sessions.addToken(refreshTokenDigest(token), familyId, now, expiresAt);
     return { token, expiresAt };
   }
 

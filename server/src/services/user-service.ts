@@ -10,8 +10,9 @@ import { hashPassword } from '../crypto/passwords.js';
 import { assertPasswordAcceptable } from '../crypto/password-policy.js';
 import { normalizePermissions, type Permission, type PermissionInput } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
-import type { Storage } from '../storage/storage.js';
-import type { UserRecord } from '../storage/users-repository.js';
+import { userOrNull, type UserRecord } from '../auth/records.js';
+import type { Clock } from '../runtime/clock.js';
+import type { Storage, StorageTx } from '../storage/port/index.js';
 import { assertMayGrant, assertOutranks } from './access-rules.js';
 
 /** A change of a user's state or permissions. */
@@ -32,15 +33,17 @@ const setupDone = () => new ApiError('setup_already_completed', 'Setup already c
 export class UserService {
   readonly #storage: Storage;
   readonly #config: ServerConfig;
+  readonly #clock: Clock;
 
-  constructor(storage: Storage, config: ServerConfig) {
+  constructor(storage: Storage, config: ServerConfig, clock: Clock) {
     this.#storage = storage;
     this.#config = config;
+    this.#clock = clock;
   }
 
   /** True while no account exists. */
-  needsSetup(): boolean {
-    return this.#storage.users.count() === 0;
+  async needsSetup(): Promise<boolean> {
+    return !(await this.#storage.users.exists());
   }
 
   /**
@@ -48,24 +51,28 @@ export class UserService {
    * check and the insert share one write transaction, so concurrent calls create exactly one.
    */
   async createFirstAdmin(username: string, password: string): Promise<UserRecord> {
-    if (!this.needsSetup()) throw setupDone();
+    if (!(await this.needsSetup())) throw setupDone();
     assertPasswordAcceptable(password, this.#config.passwordMinLength, username, 'password');
     const passwordHash = await hashPassword(password);
     const id = randomUUID();
-    return this.#storage.transaction(() => {
-      if (!this.needsSetup()) throw setupDone();
-      this.#storage.users.create({ id, username, passwordHash, source: 'setup', permissions: ['admin'], mustChangePassword: false, now: Date.now() });
-      return this.#mustFind(id);
-    });
+    const now = this.#clock.now();
+    return this.#storage.transaction(
+      async (tx) => {
+        if (await tx.users.exists()) throw setupDone();
+        await tx.users.create({ id, username, passwordHash, source: 'setup', permissions: ['admin'], mustChangePassword: false, now });
+        return mustFind(tx, id);
+      },
+      { locks: ['setup'] },
+    );
   }
 
-  list(): UserRecord[] {
-    return this.#storage.users.list();
+  async list(): Promise<UserRecord[]> {
+    return (await this.#storage.users.list()).map((user) => userOrNull(user) as UserRecord);
   }
 
   /** The user with `id`, or 404. */
-  get(id: string): UserRecord {
-    return this.#mustFind(id);
+  get(id: string): Promise<UserRecord> {
+    return mustFind(this.#storage, id);
   }
 
   /** Creates a user holding only permissions the caller holds. */
@@ -75,29 +82,29 @@ export class UserService {
   ): Promise<Changed<UserRecord>> {
     const { permissions, usedLegacyNames } = normalizePermissions(input.permissions ?? []);
     assertMayGrant(caller.permissions, permissions);
-    if (this.#storage.users.findByUsername(input.username) !== null) throw usernameTaken(input.username);
+    if ((await this.#storage.users.findByUsername(input.username)) !== null) throw usernameTaken(input.username);
     assertPasswordAcceptable(input.password, this.#config.passwordMinLength, input.username, 'password');
     const passwordHash = await hashPassword(input.password);
     const id = randomUUID();
-    const user = this.#storage.transaction(() => {
-      if (this.#storage.users.findByUsername(input.username) !== null) throw usernameTaken(input.username);
-      this.#storage.users.create({
+    const user = await this.#storage.transaction(async (tx) => {
+      const created = await tx.users.create({
         id,
         username: input.username,
         passwordHash,
         source: 'local',
         permissions,
         mustChangePassword: input.mustChangePassword ?? false,
-        now: Date.now(),
+        now: this.#clock.now(),
       });
-      return this.#mustFind(id);
+      if (created === 'username_taken') throw usernameTaken(input.username);
+      return mustFind(tx, id);
     });
     return { value: user, usedLegacyNames };
   }
 
   /** Enables, disables or re-permissions another user. */
-  update(caller: Principal, id: string, changes: UserChanges): Changed<UserRecord> {
-    const target = this.#mustFind(id);
+  async update(caller: Principal, id: string, changes: UserChanges): Promise<Changed<UserRecord>> {
+    const target = await mustFind(this.#storage, id);
     this.#assertMayAdminister(caller, target);
     let permissions: Permission[] | undefined;
     let usedLegacyNames = false;
@@ -105,34 +112,41 @@ export class UserService {
       ({ permissions, usedLegacyNames } = normalizePermissions(changes.permissions));
       assertMayGrant(caller.permissions, permissions);
     }
-    const user = this.#storage.transaction(() => {
-      const current = this.#mustFind(id);
-      const losesAdmin =
-        current.enabled &&
-        current.permissions.includes('admin') &&
-        (changes.enabled === false || (permissions !== undefined && !permissions.includes('admin')));
-      if (losesAdmin) this.#assertNotLastAdmin();
-      const now = Date.now();
-      if (permissions !== undefined) this.#storage.users.setPermissions(id, permissions, now);
-      if (changes.enabled !== undefined && changes.enabled !== current.enabled) {
-        this.#storage.users.setEnabled(id, changes.enabled, now);
-        if (!changes.enabled) this.#storage.sessions.deleteFamiliesOfUser(id);
-      }
-      return this.#mustFind(id);
-    });
+    const now = this.#clock.now();
+    const user = await this.#storage.transaction(
+      async (tx) => {
+        const current = await mustFind(tx, id, true);
+        const losesAdmin =
+          current.enabled &&
+          current.permissions.includes('admin') &&
+          (changes.enabled === false || (permissions !== undefined && !permissions.includes('admin')));
+        if (losesAdmin) await assertNotLastAdmin(tx);
+        if (permissions !== undefined) await tx.users.setPermissions(id, permissions, now);
+        if (changes.enabled !== undefined && changes.enabled !== current.enabled) {
+          await tx.users.setEnabled(id, changes.enabled, now);
+          if (!changes.enabled) await tx.sessions.deleteFamiliesOfUser(id);
+        }
+        return mustFind(tx, id);
+      },
+      { locks: ['admins'] },
+    );
     return { value: user, usedLegacyNames };
   }
 
   /** Deletes another user with their keys and sessions. */
-  delete(caller: Principal, id: string): void {
-    const target = this.#mustFind(id);
+  async delete(caller: Principal, id: string): Promise<void> {
+    const target = await mustFind(this.#storage, id);
     this.#assertMayAdminister(caller, target);
-    this.#storage.transaction(() => {
-      const current = this.#mustFind(id);
-      if (current.enabled && current.permissions.includes('admin')) this.#assertNotLastAdmin();
-      this.#storage.apiKeys.keepTombstones({ userId: id }, Date.now());
-      this.#storage.users.delete(id);
-    });
+    const now = this.#clock.now();
+    await this.#storage.transaction(
+      async (tx) => {
+        const current = await mustFind(tx, id, true);
+        if (current.enabled && current.permissions.includes('admin')) await assertNotLastAdmin(tx);
+        await tx.keys.keepTombstones({ userId: id }, now);
+        await tx.users.delete(id);
+      },
+      { locks: ['admins'] },
+    );
   }
 
   /**
@@ -144,7 +158,7 @@ export class UserService {
     id: string,
     input: { newPassword: string; mustChangePassword?: boolean; verifyCurrentPassword: (target: UserRecord) => Promise<void> },
   ): Promise<void> {
-    const target = this.#mustFind(id);
+    const target = await mustFind(this.#storage, id);
     if (caller.user?.id === target.id) {
       if (caller.apiKey !== null) {
         throw new ApiError('permission_denied', 'An API key cannot change its owner\'s password: sign in with the password to change it');
@@ -155,10 +169,11 @@ export class UserService {
     }
     assertPasswordAcceptable(input.newPassword, this.#config.passwordMinLength, target.username, 'new_password');
     const passwordHash = await hashPassword(input.newPassword);
-    this.#storage.transaction(() => {
-      this.#mustFind(id);
-      this.#storage.users.setPassword(id, passwordHash, input.mustChangePassword ?? false, Date.now());
-      this.#storage.sessions.deleteFamiliesOfUser(id);
+    const now = this.#clock.now();
+    await this.#storage.transaction(async (tx) => {
+      await mustFind(tx, id, true);
+      await tx.users.setPassword(id, passwordHash, input.mustChangePassword ?? false, now);
+      await tx.sessions.deleteFamiliesOfUser(id);
     });
   }
 
@@ -169,17 +184,20 @@ export class UserService {
     assertOutranks(caller.permissions, target.permissions, 'This user');
   }
 
-  #assertNotLastAdmin(): void {
-    if (this.#storage.users.countEnabledAdmins() <= 1) {
-      throw new ApiError('last_admin', 'This is the last enabled administrator; it cannot be disabled, deleted or lose admin');
-    }
-  }
+}
 
-  #mustFind(id: string): UserRecord {
-    const user = this.#storage.users.findById(id);
-    if (user === null) throw new ApiError('user_not_found', 'User not found');
-    return user;
+/** Refuses a change that would leave no enabled administrator (inside the `admins`-locked transaction). */
+async function assertNotLastAdmin(tx: StorageTx): Promise<void> {
+  if ((await tx.users.countEnabledHolding('admin')) <= 1) {
+    throw new ApiError('last_admin', 'This is the last enabled administrator; it cannot be disabled, deleted or lose admin');
   }
+}
+
+/** The user `id`, or 404; `forUpdate` locks the row inside a transaction. */
+async function mustFind(stores: Pick<StorageTx, 'users'>, id: string, forUpdate = false): Promise<UserRecord> {
+  const user = userOrNull(await stores.users.findById(id, forUpdate ? { lock: 'update' } : {}));
+  if (user === null) throw new ApiError('user_not_found', 'User not found');
+  return user;
 }
 
 function usernameTaken(username: string): ApiError {

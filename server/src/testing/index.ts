@@ -15,3 +15,4 @@ export { startFakeUpstream, type FakeUpstream, type FakeUpstreamMode, type Recei
 export { testSecuritySettings, seedSecuritySettings, type TestSecuritySettings } from './security-settings.js';
 export { startPostgresCluster, startLocalPostgresCluster, withDatabase, type PostgresCluster } from './postgres-cluster.js';
 export { createTestDatabase, type TestDatabase } from './postgres-database.js';
+export { ManualClock, systemClock, type Clock } from '../runtime/clock.js';

@@ -3,7 +3,6 @@
  * template (`CREATE DATABASE … TEMPLATE`, a tenth of a second), dropped afterwards. Needs the
  * `postgres-global-setup.ts` global setup in the test's vitest project.
  */
-import { inject } from 'vitest';
 import pg from 'pg';
 import { withDatabase } from './postgres-cluster.js';
 
@@ -25,6 +24,8 @@ let created = 0;
  * const storage = await openPostgresStorage({ url: database.url });
  */
 export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+  // Loaded here, not at the top: the testing helpers are imported by the benchmarks too, outside vitest.
+  const { inject } = await import('vitest');
   const maintenanceUrl = inject('svcPostgresUrl');
   const template = inject('svcPostgresTemplate');
   created += 1;

@@ -7,7 +7,8 @@
  */
 import { join } from 'node:path';
 import { mergeSettings, defaultSecuritySettings, type SecuritySettingsUpdate } from '../brute-force/security-settings.js';
-import { Storage } from '../storage/storage.js';
+import { openStorage, type StorageConfig } from '../storage/open-storage.js';
+import type { Storage } from '../storage/port/index.js';
 
 /** Limits far above anything a test reaches. */
 export const testSecuritySettings: SecuritySettingsUpdate = Object.freeze({
@@ -20,23 +21,31 @@ export const testSecuritySettings: SecuritySettingsUpdate = Object.freeze({
 export type TestSecuritySettings = SecuritySettingsUpdate | 'production';
 
 /**
- * Stores `settings` in the database at `databasePath` unless it already holds settings (a restart
- * keeps what the previous run stored). Best effort: a database that cannot be opened is left for
- * the server to report.
+ * Stores `settings` in the database `where` names (a SQLite file path, or a storage configuration)
+ * unless it already holds settings (a restart keeps what the previous run stored). Best effort: a
+ * database that cannot be opened is left for the server to report.
  */
-export function seedSecuritySettings(databasePath: string, settings: TestSecuritySettings = testSecuritySettings): void {
+export async function seedSecuritySettings(where: string | StorageConfig, settings: TestSecuritySettings = testSecuritySettings): Promise<void> {
   if (settings === 'production') return;
   let storage: Storage | undefined;
   try {
-    storage = Storage.open(databasePath);
-    if (storage.bruteForce.settingsJson() === null) {
-      storage.bruteForce.saveSettingsJson(JSON.stringify(mergeSettings(defaultSecuritySettings, settings)), Date.now());
+    storage = await openStorage(typeof where === 'string' ? { kind: 'sqlite', path: where } : where);
+    if ((await storage.settings.read()) === null) {
+      await storage.settings.write(JSON.stringify(mergeSettings(defaultSecuritySettings, settings)), Date.now());
     }
   } catch {
     // The server reports an unusable database itself.
   } finally {
-    storage?.close();
+    await storage?.close();
   }
+}
+
+/** The storage a server started with `env` uses: its PostgreSQL database, else its SQLite file (null when `env` names neither). */
+export function storageConfigOfEnvironment(env: Record<string, string>): StorageConfig | null {
+  const url = env['SVC_DATABASE_URL'];
+  if (url !== undefined && url.trim() !== '') return { kind: 'postgres', url, poolMax: 2 };
+  const path = databasePathOf(env);
+  return path === null ? null : { kind: 'sqlite', path };
 }
 
 /** The database path a server started with `env` uses. */

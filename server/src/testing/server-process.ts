@@ -4,7 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { entryPoint, nodeArguments } from './node-command.js';
-import { databasePathOf, seedSecuritySettings, type TestSecuritySettings } from './security-settings.js';
+import { seedSecuritySettings, storageConfigOfEnvironment, type TestSecuritySettings } from './security-settings.js';
+import { backendEnvironment } from './test-storage.js';
 
 /** The `svc-local` entry point (the TypeScript source in tests; start it with {@link nodeArguments}). */
 export const svcLocalPath = entryPoint('../bin/svc-local', import.meta.url);
@@ -23,20 +24,22 @@ export interface ServerProcess {
 
 /**
  * Starts `svc-local --port 0` with `env` (which must set SVC_HOME or the SVC_AUTH_* paths) and waits
- * until it prints its address.
+ * until it prints its address. In a PostgreSQL test run, processes started with one `SVC_HOME`
+ * share one database (see `test-storage.ts`).
  *
  * @param options.securitySettings - brute-force settings stored first in a fresh database: by
  *   default limits no test reaches; `'production'` keeps the real defaults.
  */
-export function startServerProcess(
+export async function startServerProcess(
   env: Record<string, string>,
   args: readonly string[] = [],
   options: { securitySettings?: TestSecuritySettings } = {},
 ): Promise<ServerProcess> {
-  const databasePath = databasePathOf(env);
-  if (databasePath !== null) seedSecuritySettings(databasePath, options.securitySettings);
+  const fullEnv = { ...(await backendEnvironment(env['SVC_HOME'], env)), ...env };
+  const storage = storageConfigOfEnvironment(fullEnv);
+  if (storage !== null) await seedSecuritySettings(storage, options.securitySettings);
   const child = spawn(process.execPath, nodeArguments(svcLocalPath, ['--port', '0', '--log-level', 'error', ...args]), {
-    env: { PATH: process.env['PATH'] ?? '', ...env },
+    env: { PATH: process.env['PATH'] ?? '', ...fullEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

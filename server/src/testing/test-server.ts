@@ -10,7 +10,10 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
 import { loadConfig, type ServerConfig } from '../config.js';
 import { ResponseValidator } from '../contract/response-validator.js';
+import type { Clock } from '../runtime/clock.js';
+import { storageConfigOf } from '../storage/open-storage.js';
 import { seedSecuritySettings, type TestSecuritySettings } from './security-settings.js';
+import { backendEnvironment } from './test-storage.js';
 
 /** A response as the test client sees it. */
 export interface TestResponse<Body = any> {
@@ -87,14 +90,25 @@ export function contractClient(baseUrl: string): ContractClient {
  * @param options.withoutAudit - build without the audit trail (benchmarks).
  * @param options.port - listen on this port instead of a free one the system picks (a configuration
  *   that names the server's own URL, such as `SVC_OIDC_REDIRECT_BASE_URL`, needs it before start).
+ * @param options.clock - the time the server reads (a `ManualClock` lets a test move it instead of
+ *   waiting for a token, key, ban or lockout to expire). Default: the real time.
  */
 export async function startTestServer(
-  options: { env?: Record<string, string>; config?: Partial<ServerConfig>; home?: string; securitySettings?: TestSecuritySettings; withoutAudit?: boolean; port?: number } = {},
+  options: {
+    env?: Record<string, string>;
+    config?: Partial<ServerConfig>;
+    home?: string;
+    securitySettings?: TestSecuritySettings;
+    withoutAudit?: boolean;
+    port?: number;
+    clock?: Clock;
+  } = {},
 ): Promise<TestServer> {
   const home = options.home ?? (await mkdtemp(join(tmpdir(), 'svc-test-')));
-  const config: ServerConfig = { ...loadConfig({ SVC_HOME: home, ...options.env }), ...options.config };
-  seedSecuritySettings(config.databasePath, options.securitySettings);
-  const app = await buildApp(config, { withoutAuditForBenchmark: options.withoutAudit === true });
+  const backend = await backendEnvironment(home, options.env);
+  const config: ServerConfig = { ...loadConfig({ SVC_HOME: home, ...backend, ...options.env }), ...options.config };
+  await seedSecuritySettings(storageConfigOf(config), options.securitySettings);
+  const app = await buildApp(config, { withoutAuditForBenchmark: options.withoutAudit === true, strictStorageTransactions: true, ...(options.clock === undefined ? {} : { clock: options.clock }) });
   const address = await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const client = contractClient(address);
   return {

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { recordOfflineAuditEvent, Storage, verifyAuditChainOffline } from '@svc/server/internals';
+import { recordOfflineAuditEvent, openStorage, verifyAuditChainOffline } from '@svc/server/internals';
 import {
   assertError,
   contractClient,
@@ -79,11 +79,11 @@ describe('brute-force state and audit chain shared by two processes', () => {
     await Promise.all(
       Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? a : b).request('GET', '/v1/auth/me', { token: admin.accessToken, headers: from(`198.51.100.${100 + (i % 50)}`) })),
     );
-    const storage = Storage.open(join(home, 'auth', 'auth.db'));
+    const storage = await openStorage({ kind: 'sqlite', path: join(home, 'auth', 'auth.db') });
     try {
-      recordOfflineAuditEvent(storage, { event_type: 'offline_check', action: 'test', status: 'success' });
+      await recordOfflineAuditEvent(storage, { event_type: 'offline_check', action: 'test', status: 'success' });
     } finally {
-      storage.close();
+      await storage.close();
     }
     // Each process writes its queue within a fraction of a second; B's search flushes B's.
     const seen = await pollUntil(
@@ -94,13 +94,13 @@ describe('brute-force state and audit chain shared by two processes', () => {
     assert.ok((seen.at(-1) ?? 0) >= 60);
     const verified = await b.request('GET', '/v1/audit/verify', { token: admin.accessToken });
     assert.equal(verified.body.ok, true, verified.text);
-    const offline = Storage.open(join(home, 'auth', 'auth.db'));
+    const offline = await openStorage({ kind: 'sqlite', path: join(home, 'auth', 'auth.db') });
     try {
-      const report = verifyAuditChainOffline(offline);
+      const report = await verifyAuditChainOffline(offline);
       assert.equal(report.ok, true);
       assert.ok(report.checked >= verified.body.checked);
     } finally {
-      offline.close();
+      await offline.close();
     }
     const startups = await a.request('GET', '/v1/audit/search?time_from=now-1h&event_type=startup', { token: admin.accessToken });
     assert.equal(startups.body.total, 2, 'each process recorded its start-up');

@@ -1,12 +1,12 @@
 /**
  * The SDK's `client.usage` against a real server: hourly totals written to the server's database
- * (as another process's meter writes them), read back as rows and CSV; another user's usage needs
+ * (through a storage of its own, as another process's meter writes them), read back as rows and CSV; another user's usage needs
  * `usage:read_all` (PermissionDeniedError otherwise).
  */
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { beforeAll, describe, it } from 'vitest';
 import { Client, PermissionDeniedError } from '@svc/sdk';
-import { immediateGate, SqliteUsageStore, Storage, type Database } from '@svc/server/internals';
+import { openStorage, storageConfigOf } from '@svc/server/internals';
 import { adminCredentials, useServer } from '@svc/server/testing';
 
 const HOUR = 3_600_000;
@@ -14,7 +14,6 @@ const HOUR = 3_600_000;
 describe('SDK: client.usage', () => {
   const handle = useServer();
   let admin: Client;
-  let db: Database;
   let adminId: string;
   let bob: Client;
   let bobId: string;
@@ -29,15 +28,15 @@ describe('SDK: client.usage', () => {
     bobId = bobUser.id;
     bob = new Client({ baseUrl, maxRetries: 0 });
     await bob.login('bob', 'bob has a long enough passphrase');
-    db = Storage.open(handle.server.config.databasePath).db;
+    const storage = await openStorage(storageConfigOf(handle.server.config));
     const hour = Math.floor(Date.now() / HOUR) * HOUR - HOUR;
     const row = { hourStart: hour, keyId: null, model: 'llama-3', errors: 0, estimatedCalls: 0, latencyMsSum: 200 };
-    await new SqliteUsageStore({ read: db, write: db, gate: immediateGate }).add([
+    await storage.usage.add([
       { ...row, userId: adminId, calls: 2, promptTokens: 50, completionTokens: 10 },
       { ...row, userId: bobId, calls: 1, promptTokens: 5, completionTokens: 5 },
     ]);
+    await storage.close();
   });
-  afterAll(() => db?.close());
 
   it('reports everyone’s usage to an administrator, grouped by user', async () => {
     const report = await admin.usage.report({ start: 'now-1d', group_by: 'user' });

@@ -16,7 +16,7 @@ import {
   createKey,
   createUser,
   login,
-  pollUntil,
+  ManualClock,
   setupAdmin,
   startServerProcess,
   startTestServer,
@@ -335,15 +335,23 @@ describe('security: API keys (R21–R28)', () => {
   });
 
   it('R28: an expired key fails on its first request after expires_at', async () => {
-    const expiresAt = new Date(Date.now() + 1500);
-    const expiring = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r28-expiring', expires_at: expiresAt.toISOString() });
-    const results = await pollUntil(() => me(expiring.key), (r) => r.status !== 200, { timeoutMs: 10_000, intervalMs: 100 });
-    assertError(results.at(-1) as TestResponse, 401, 'api_key_expired', 'the key kept working past expires_at');
-    assert.ok(Date.now() >= expiresAt.getTime(), 'the key was refused before its expiry');
-    // Once expired it stays refused, and an expiry in the past cannot be set.
-    assert.equal((await me(expiring.key)).status, 401);
-    const past = await ctx.server.request('POST', '/v1/admin/keys', { token: ctx.admin.accessToken, body: { name: 'r28-past', expires_at: new Date(Date.now() - 1000).toISOString() } });
-    assert.equal(past.status, 400);
+    const clock = new ManualClock();
+    await withTestServer({ clock }, async (server) => {
+      const admin = await setupAdmin(server);
+      const meThere = (token: string) => server.request('GET', '/v1/auth/me', { token });
+      const expiresAt = new Date(clock.now() + 1500);
+      const expiring = await createKey(server, admin.accessToken, { name: 'r28-expiring', expires_at: expiresAt.toISOString() });
+      assert.equal((await meThere(expiring.key)).status, 200);
+      clock.set(expiresAt.getTime() - 1);
+      assert.equal((await meThere(expiring.key)).status, 200, 'the key was refused before its expiry');
+      clock.set(expiresAt.getTime());
+      assertError(await meThere(expiring.key), 401, 'api_key_expired', 'the key kept working past expires_at');
+      // Once expired it stays refused, and an expiry in the past cannot be set.
+      clock.advance(60_000);
+      assert.equal((await meThere(expiring.key)).status, 401);
+      const past = await server.request('POST', '/v1/admin/keys', { token: admin.accessToken, body: { name: 'r28-past', expires_at: new Date(clock.now() - 1000).toISOString() } });
+      assert.equal(past.status, 400);
+    });
   });
 
   it('R28: a key revoked through one process fails on the very next request to another process sharing the home', async () => {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { beforeAll, describe, it } from 'vitest';
 import { allPermissions, operationSpecs } from '@svc/server';
-import { chainHash, recordOfflineAuditEvent, Storage, type StoredAuditEntry } from '@svc/server/internals';
+import { chainHash, recordOfflineAuditEvent, openStorage, type StoredAuditEntry } from '@svc/server/internals';
 import {
   adminCredentials,
   assertError,
@@ -60,11 +60,11 @@ describe('security: audit trail (R35–R38)', () => {
     const doomed = await createUser(server, token, []);
     await server.request('DELETE', `/v1/admin/users/${doomed.id}`, { token });
     // An offline tool's event (svc-reset-auth-password records one like it).
-    const storage = Storage.open(databasePath(server.home));
+    const storage = await openStorage({ kind: 'sqlite', path: databasePath(server.home) });
     try {
-      recordOfflineAuditEvent(storage, { event_type: 'offline_password_reset', action: 'svc-reset-auth-password', status: 'success', username: 'admin' });
+      await recordOfflineAuditEvent(storage, { event_type: 'offline_password_reset', action: 'svc-reset-auth-password', status: 'success', username: 'admin' });
     } finally {
-      storage.close();
+      await storage.close();
     }
     secrets.push(
       adminCredentials.password,

@@ -13,7 +13,7 @@ import {
   adminCredentials,
   assertError,
   createUser,
-  pollUntil,
+  ManualClock,
   setupAdmin,
   startTestServer,
   withTestServer,
@@ -72,7 +72,8 @@ describe('security: login lockout per account (R8–R10)', () => {
   });
 
   it('R10: repeated lockouts wait longer each time (wait increment × lockouts)', async () => {
-    await withTestServer(proxied, async (server) => {
+    const clock = new ManualClock();
+    await withTestServer({ ...proxied, clock }, async (server) => {
       const admin = await setupAdmin(server);
       await settle(server, admin.accessToken, { login: { failures_before_lockout: 2, wait_increment_seconds: 1, max_wait_seconds: 900 } });
       const bob = await createUser(server, admin.accessToken, []);
@@ -82,11 +83,10 @@ describe('security: login lockout per account (R8–R10)', () => {
       assert.equal(first.body[0].lockouts, 1);
       assert.ok(first.body[0].remaining_seconds <= 1);
       // The first wait (1 s) ends by itself.
-      await pollUntil(
-        async () => (await server.request('GET', '/v1/admin/security/locked-accounts', { token: admin.accessToken })).body.length,
-        (count) => count === 0,
-        { timeoutMs: 5000, intervalMs: 100 },
-      );
+      clock.advance(999);
+      assert.equal((await server.request('GET', '/v1/admin/security/locked-accounts', { token: admin.accessToken })).body.length, 1, 'still locked before the wait ends');
+      clock.advance(1);
+      assert.equal((await server.request('GET', '/v1/admin/security/locked-accounts', { token: admin.accessToken })).body.length, 0, 'the lockout ended with its wait');
       await badLogin(server, bob.username, '203.0.113.1');
       await badLogin(server, bob.username, '203.0.113.1');
       const second = await server.request('GET', '/v1/admin/security/locked-accounts', { token: admin.accessToken });

@@ -14,9 +14,8 @@ import {
   createKey,
   createUser,
   login,
-  pollUntil,
+  ManualClock,
   setupAdmin,
-  sleep,
   startServerProcess,
   startTestServer,
   useServerWithAdmin,
@@ -209,7 +208,8 @@ describe('security: access tokens (R12–R16)', () => {
 
 describe('security: refresh tokens and sessions (R17–R19)', () => {
   it('R17: each refresh token works once; reusing a rotated one after the grace window ends the whole family', async () => {
-    await withTestServer({ config: { refreshReuseGraceSeconds: 0 } }, async (server) => {
+    const clock = new ManualClock();
+    await withTestServer({ config: { refreshReuseGraceSeconds: 0 }, clock }, async (server) => {
       const admin = await setupAdmin(server);
       const refresh = (token: string) => server.request('POST', '/v1/auth/refresh', { body: { refresh_token: token } });
 
@@ -219,7 +219,7 @@ describe('security: refresh tokens and sessions (R17–R19)', () => {
       assert.equal(second.status, 200);
       const newest = second.body.refresh_token as string;
       // Make sure "now - rotated_at > 0" holds for a grace window of zero.
-      await sleep(25);
+      clock.advance(25);
 
       const reused = await refresh(admin.refreshToken);
       assertError(reused, 401, 'invalid_refresh_token');
@@ -247,7 +247,8 @@ describe('security: refresh tokens and sessions (R17–R19)', () => {
   });
 
   it('R18: a session family has an absolute lifetime that rotation never extends', async () => {
-    await withTestServer({ config: { sessionMaxLifetimeSeconds: 3, refreshTokenTtlSeconds: 3600 } }, async (server) => {
+    const clock = new ManualClock();
+    await withTestServer({ config: { sessionMaxLifetimeSeconds: 3, refreshTokenTtlSeconds: 3600 }, clock }, async (server) => {
       assert.equal((await server.request('POST', '/v1/admin/setup', { body: adminCredentials })).status, 201);
       const tokens = await login(server, adminCredentials.username, adminCredentials.password);
       assert.ok(tokens.refresh_expires_in <= 3, `login: refresh_expires_in ${tokens.refresh_expires_in} exceeds the family's lifetime`);
@@ -269,25 +270,21 @@ describe('security: refresh tokens and sessions (R17–R19)', () => {
 
       let current = tokens.refresh_token;
       const remaining: number[] = [tokens.refresh_expires_in];
-      const results = await pollUntil(
-        async () => {
-          const response = await server.request('POST', '/v1/auth/refresh', { body: { refresh_token: current } });
-          if (response.status === 200) {
-            current = response.body.refresh_token as string;
-            remaining.push(response.body.refresh_expires_in as number);
-            // Rotation keeps the family and its absolute end.
-            const now = family();
-            assert.equal(now?.id, start.id);
-            assert.equal(now?.absolute_expires_at, start.absolute_expires_at);
-          }
-          return response;
-        },
-        (response) => response.status !== 200,
-        { timeoutMs: 12_000, intervalMs: 200 },
-      );
-      assert.ok(results.length >= 2 && results[0]?.status === 200, 'refreshing did not work while the family was young');
-      assertError(results.at(-1) as TestResponse, 401, 'invalid_refresh_token', 'refreshing kept working past the absolute lifetime');
-      assert.ok(results.slice(0, -1).every((r) => r.status === 200));
+      // Rotate until the last millisecond of the family's life: 1 s, 2 s, then 2.999 s after login.
+      for (const step of [1000, 1000, 999]) {
+        clock.advance(step);
+        const response = await server.request('POST', '/v1/auth/refresh', { body: { refresh_token: current } });
+        assert.equal(response.status, 200, `refreshing stopped ${clock.now() - start.created_at} ms into a 3000 ms family`);
+        current = response.body.refresh_token as string;
+        remaining.push(response.body.refresh_expires_in as number);
+        // Rotation keeps the family and its absolute end.
+        const now = family();
+        assert.equal(now?.id, start.id);
+        assert.equal(now?.absolute_expires_at, start.absolute_expires_at);
+      }
+      clock.advance(1);
+      const ended = await server.request('POST', '/v1/auth/refresh', { body: { refresh_token: current } });
+      assertError(ended, 401, 'invalid_refresh_token', 'refreshing kept working past the absolute lifetime');
       for (let i = 1; i < remaining.length; i += 1) {
         assert.ok((remaining[i] as number) <= (remaining[i - 1] as number), `refresh_expires_in grew: ${remaining.join(',')}`);
       }

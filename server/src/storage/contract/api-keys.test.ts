@@ -26,6 +26,7 @@ describe.each(storageBackends)('storage contract ($name): API keys', (backend) =
     assert.equal(await under.storage.keys.create(key), 'created');
     const expected = {
       id: key.id,
+      digest: key.digest,
       userId: owner.id,
       ownerUsername: 'Owner',
       keyPrefix: key.keyPrefix,
@@ -38,6 +39,7 @@ describe.each(storageBackends)('storage contract ($name): API keys', (backend) =
       lastUsedAt: null,
       modelRestrictions: key.modelRestrictions,
       permissions: ['models:list'],
+      rateLimit: { maxFailures: null, windowSeconds: null, banSeconds: null },
       createdAt: NOW,
       updatedAt: NOW,
     };

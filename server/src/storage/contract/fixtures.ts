@@ -41,6 +41,7 @@ export function newKey(userId: string, overrides: Partial<NewApiKey> = {}): NewA
     expiresAt: null,
     modelRestrictions: [{ type: 'all', value: null }],
     permissions: null,
+    rateLimit: { maxFailures: null, windowSeconds: null, banSeconds: null },
     now: NOW,
     ...overrides,
   };
@@ -58,6 +59,8 @@ export function newCounter(overrides: Partial<BruteForceEntry> = {}): BruteForce
     windowStartedAt: NOW,
     lastFailureAt: NOW,
     lockouts: 0,
+    inFlight: 0,
+    inFlightSince: null,
     bannedUntil: null,
     ...overrides,
   };

@@ -6,9 +6,21 @@ export interface ModelRestriction {
   value: string | null;
 }
 
+/**
+ * A key's own brute-force thresholds (the reference server's `rate_limit_*` fields); each null
+ * falls back to the global `key` setting, and without `maxFailures` the key has none of its own.
+ */
+export interface KeyRateLimit {
+  maxFailures: number | null;
+  windowSeconds: number | null;
+  banSeconds: number | null;
+}
+
 /** A stored key: never the plaintext; its digest is the lookup handle, its ciphertext the reveal. */
 export interface ApiKeyRecord {
   id: string;
+  /** The SHA-256 of the plaintext (the lookup digest). */
+  digest: Buffer;
   userId: string;
   ownerUsername: string;
   keyPrefix: string;
@@ -22,6 +34,7 @@ export interface ApiKeyRecord {
   modelRestrictions: readonly ModelRestriction[];
   /** Narrowed permissions, or `null` for the owner's live set. */
   permissions: readonly string[] | null;
+  rateLimit: KeyRateLimit;
   createdAt: number;
   updatedAt: number;
 }
@@ -39,11 +52,15 @@ export interface NewApiKey {
   expiresAt: number | null;
   modelRestrictions: readonly ModelRestriction[];
   permissions: readonly string[] | null;
+  rateLimit: KeyRateLimit;
   now: number;
 }
 
 /** The fields an update may change. */
-export type ApiKeyChanges = Partial<Pick<ApiKeyRecord, 'name' | 'description' | 'enabled' | 'expiresAt' | 'modelRestrictions' | 'permissions'>>;
+export type ApiKeyChanges = Partial<Pick<ApiKeyRecord, 'name' | 'description' | 'enabled' | 'expiresAt' | 'modelRestrictions' | 'permissions'>> & {
+  /** Each threshold changes alone; an absent one is kept. */
+  rateLimit?: Partial<KeyRateLimit>;
+};
 
 /** API keys. */
 export interface ApiKeyStore {
@@ -58,6 +75,15 @@ export interface ApiKeyStore {
   update(id: string, changes: ApiKeyChanges, now: number): Promise<boolean>;
   replaceCiphertext(id: string, ciphertext: Buffer, encryptionKeyId: string, now: number): Promise<void>;
   delete(id: string): Promise<boolean>;
+  /**
+   * Keeps the lookup digests of the key `keyId`, or of every key of the user `userId`, as
+   * tombstones: call before deleting them, in the same transaction. A deleted key presented later
+   * is then known as one the server issued and revoked, not a guess. Tombstones are never pruned:
+   * a row is a 32-byte digest, and a stale client may keep sending a key for years.
+   */
+  keepTombstones(owner: { keyId: string } | { userId: string }, now: number): Promise<void>;
+  /** True when `digest` is the lookup digest of a key that was deleted. */
+  isRevoked(digest: Buffer): Promise<boolean>;
   /** Never invalidates caches on either backend. */
   touchLastUsed(id: string, now: number): Promise<void>;
 }

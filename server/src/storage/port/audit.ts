@@ -63,6 +63,8 @@ export interface AuditFilter {
   status?: string[];
   eventType?: string[];
   action?: string[];
+  /** Actions left out (the web UI's page-load calls, for one). */
+  excludeAction?: string[];
 }
 
 /** The columns whose distinct values the audit center offers as filters. */

@@ -15,6 +15,10 @@ export interface BruteForceEntry {
   lastFailureAt: number;
   lockouts: number;
   bannedUntil: number | null;
+  /** Login attempts reserved and not yet settled (issue 14, H2). */
+  inFlight: number;
+  /** When the newest of them was reserved; a count older than a minute was left by a crashed process. */
+  inFlightSince: number | null;
 }
 
 /** A ban or lockout in force. */
@@ -41,6 +45,8 @@ export interface BruteForceStore {
   /** True when the subject was banned at `now`. */
   delete(scope: BruteForceScope, subject: string, now: number): Promise<boolean>;
   deleteActiveBans(scope: BruteForceScope, now: number): Promise<ActiveBan[]>;
+  /** Deletes the (IP, credential) counters and bans of one client IP; answers the active bans deleted. */
+  deleteKeyEntriesOfIp(ip: string, now: number): Promise<ActiveBan[]>;
   activeBans(scope: BruteForceScope | null, now: number): Promise<ActiveBan[]>;
   pruneStale(before: number, now: number): Promise<void>;
 }

@@ -12,8 +12,10 @@ import type { AuditStore } from './audit.js';
 import type { BruteForceStore } from './brute-force.js';
 import type { ChangeFeed } from './changes.js';
 import type { ModelFamilyStore, ModelStore } from './models.js';
+import type { OidcStore } from './oidc.js';
 import type { SessionStore } from './sessions.js';
 import type { SettingsStore } from './settings.js';
+import type { UsageStore } from './usage.js';
 import type { UserStore } from './users.js';
 
 export type * from './api-keys.js';
@@ -22,8 +24,10 @@ export type * from './brute-force.js';
 export type * from './changes.js';
 export type * from './migrations.js';
 export type * from './models.js';
+export type * from './oidc.js';
 export type * from './sessions.js';
 export type * from './settings.js';
+export type * from './usage.js';
 export type * from './users.js';
 export { StorageSchemaError, StorageUnavailableError } from './errors.js';
 
@@ -40,7 +44,10 @@ export interface Storage {
   readonly settings: SettingsStore;
   readonly models: ModelStore;
   readonly families: ModelFamilyStore;
+  readonly oidc: OidcStore;
   readonly audit: AuditStore;
+  /** Usage totals and the usage limiters' shared counters (issue 17). */
+  readonly usage: UsageStore;
   readonly changes: ChangeFeed;
   /**
    * Runs `work` atomically. SQLite: `BEGIN IMMEDIATE` (locks are no-ops: the whole database is
@@ -60,7 +67,7 @@ export interface Storage {
  * and `BruteForceStore.lockCounter` take effect (PostgreSQL: `FOR UPDATE` / `FOR SHARE`; SQLite:
  * nothing to do, `BEGIN IMMEDIATE` already holds the database).
  */
-export type StorageTx = Pick<Storage, 'users' | 'keys' | 'sessions' | 'bruteForce' | 'settings' | 'models' | 'families'>;
+export type StorageTx = Pick<Storage, 'users' | 'keys' | 'sessions' | 'bruteForce' | 'settings' | 'models' | 'families' | 'oidc'>;
 
 /** Options of {@link Storage.transaction}. */
 export interface TransactionOptions {

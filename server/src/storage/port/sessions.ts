@@ -18,6 +18,11 @@ export interface SessionStore {
   findToken(digest: Buffer, options?: RowLock): Promise<RefreshTokenRecord | null>;
   /** Marks the token rotated if it was not yet; false when another rotation won. */
   markRotated(digest: Buffer, now: number): Promise<boolean>;
+  /**
+   * Counts one more exchange of an already rotated token inside the grace window; answers false
+   * (and counts nothing) when it was exchanged `limit` times already.
+   */
+  countGraceExchange(digest: Buffer, limit: number): Promise<boolean>;
   deleteFamily(familyId: string): Promise<void>;
   deleteFamiliesOfUser(userId: string): Promise<void>;
   pruneExpired(now: number): Promise<void>;

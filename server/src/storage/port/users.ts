@@ -48,3 +48,8 @@ export interface UserStore {
   setPassword(id: string, passwordHash: string, mustChangePassword: boolean, now: number): Promise<void>;
   delete(id: string): Promise<boolean>;
 }
+
+/** The `users.source` column's value: `oidc` comes from the account's link (`oidc_identities`), so it is stored as `local`. */
+export function storedSource(source: UserSource): Exclude<UserSource, 'oidc'> {
+  return source === 'oidc' ? 'local' : source;
+}

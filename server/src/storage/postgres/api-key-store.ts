@@ -3,11 +3,12 @@
  * however many keys exist). Model restrictions are stored as the same JSON as on SQLite
  * (`[{"permission_type":…,"permission_value":…}]`), so a copy between the two is byte for byte.
  */
-import type { ApiKeyChanges, ApiKeyRecord, ApiKeyStore, ModelRestriction, NewApiKey } from '../port/index.js';
+import type { ApiKeyChanges, ApiKeyRecord, ApiKeyStore, KeyRateLimit, ModelRestriction, NewApiKey } from '../port/index.js';
 import { errorCode } from './errors.js';
 import type { Executor } from './executor.js';
 
 interface ApiKeyRow {
+  key_hash: Buffer;
   id: string;
   user_id: string;
   owner_username: string;
@@ -21,14 +22,17 @@ interface ApiKeyRow {
   last_used_at: number | null;
   model_permissions: string;
   permissions: string | null;
+  rate_limit_max_failures: number | null;
+  rate_limit_window_seconds: number | null;
+  rate_limit_ban_seconds: number | null;
   created_at: number;
   updated_at: number;
 }
 
 const SELECT_KEY = `
-  SELECT k.id, k.user_id, u.username AS owner_username, k.key_prefix, k.ciphertext, k.encryption_key_id,
+  SELECT k.key_hash, k.id, k.user_id, u.username AS owner_username, k.key_prefix, k.ciphertext, k.encryption_key_id,
          k.name, k.description, k.enabled, k.expires_at, k.last_used_at, k.model_permissions, k.permissions,
-         k.created_at, k.updated_at
+         k.rate_limit_max_failures, k.rate_limit_window_seconds, k.rate_limit_ban_seconds, k.created_at, k.updated_at
   FROM api_keys k JOIN users u ON u.id = k.user_id`;
 
 /** The stored JSON of model restrictions (the wire's `ModelPermission` spelling). */
@@ -46,6 +50,7 @@ const encodePermissions = (permissions: readonly string[] | null): string | null
 
 const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
   id: row.id,
+  digest: row.key_hash,
   userId: row.user_id,
   ownerUsername: row.owner_username,
   keyPrefix: row.key_prefix,
@@ -58,12 +63,22 @@ const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
   lastUsedAt: row.last_used_at,
   modelRestrictions: decodeRestrictions(row.model_permissions),
   permissions: row.permissions === null ? null : (JSON.parse(row.permissions) as string[]),
+  rateLimit: { maxFailures: row.rate_limit_max_failures, windowSeconds: row.rate_limit_window_seconds, banSeconds: row.rate_limit_ban_seconds },
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
 
 /** The column each changeable field is stored in, with its encoding. */
-const changeColumns: { [Field in keyof Required<ApiKeyChanges>]: [column: string, encode: (value: Required<ApiKeyChanges>[Field]) => unknown] } = {
+type FieldChanges = Omit<ApiKeyChanges, 'rateLimit'>;
+
+/** The column of each of a key's own brute-force thresholds. */
+const rateLimitColumns: Record<keyof KeyRateLimit, string> = {
+  maxFailures: 'rate_limit_max_failures',
+  windowSeconds: 'rate_limit_window_seconds',
+  banSeconds: 'rate_limit_ban_seconds',
+};
+
+const changeColumns: { [Field in keyof Required<FieldChanges>]: [column: string, encode: (value: Required<FieldChanges>[Field]) => unknown] } = {
   name: ['name', (value) => value],
   description: ['description', (value) => value],
   enabled: ['enabled', (value) => value],
@@ -112,8 +127,9 @@ export class PostgresApiKeyStore implements ApiKeyStore {
       const inserted = await this.#sql.isolated(() =>
         this.#sql.run(
           `INSERT INTO api_keys (id, user_id, key_hash, key_prefix, ciphertext, encryption_key_id, name, description,
-             enabled, expires_at, last_used_at, model_permissions, permissions, created_at, updated_at)
-           SELECT $1, u.id, $3, $4, $5, $6, $7, $8, true, $9, NULL, $10, $11, $12, $12 FROM users u WHERE u.id = $2`,
+             enabled, expires_at, last_used_at, model_permissions, permissions,
+             rate_limit_max_failures, rate_limit_window_seconds, rate_limit_ban_seconds, created_at, updated_at)
+           SELECT $1, u.id, $3, $4, $5, $6, $7, $8, true, $9, NULL, $10, $11, $13, $14, $15, $12, $12 FROM users u WHERE u.id = $2`,
           [
             key.id,
             key.userId,
@@ -127,6 +143,9 @@ export class PostgresApiKeyStore implements ApiKeyStore {
             encodeRestrictions(key.modelRestrictions),
             encodePermissions(key.permissions),
             key.now,
+            key.rateLimit.maxFailures,
+            key.rateLimit.windowSeconds,
+            key.rateLimit.banSeconds,
           ],
         ),
       );
@@ -141,12 +160,18 @@ export class PostgresApiKeyStore implements ApiKeyStore {
     if (id.includes('\u0000')) return false; // no stored id holds NUL
     const assignments: string[] = [];
     const values: unknown[] = [];
-    for (const field of Object.keys(changeColumns) as (keyof ApiKeyChanges)[]) {
+    for (const field of Object.keys(changeColumns) as (keyof FieldChanges)[]) {
       const value = changes[field];
       if (value === undefined) continue;
       const [column, encode] = changeColumns[field] as [string, (value: unknown) => unknown];
       values.push(encode(value));
       assignments.push(`${column} = $${values.length}`);
+    }
+    for (const field of Object.keys(rateLimitColumns) as (keyof KeyRateLimit)[]) {
+      const value = changes.rateLimit?.[field];
+      if (value === undefined) continue;
+      values.push(value);
+      assignments.push(`${rateLimitColumns[field]} = $${values.length}`);
     }
     values.push(now, id);
     assignments.push(`updated_at = $${values.length - 1}`);
@@ -161,6 +186,20 @@ export class PostgresApiKeyStore implements ApiKeyStore {
 
   async delete(id: string): Promise<boolean> {
     return (await this.#sql.run('DELETE FROM api_keys WHERE id = $1', [id], { lookup: true })) > 0;
+  }
+
+  async keepTombstones(owner: { keyId: string } | { userId: string }, now: number): Promise<void> {
+    const [column, value] = 'keyId' in owner ? ['id', owner.keyId] : ['user_id', owner.userId];
+    await this.#sql.run(
+      `INSERT INTO revoked_api_keys (key_hash, key_id, revoked_at) SELECT key_hash, id, $1 FROM api_keys WHERE ${column} = $2
+       ON CONFLICT (key_hash) DO NOTHING`,
+      [now, value],
+      { lookup: true },
+    );
+  }
+
+  async isRevoked(digest: Buffer): Promise<boolean> {
+    return (await this.#sql.first('SELECT 1 AS one FROM revoked_api_keys WHERE key_hash = $1', [digest], { name: 'svc-key-revoked' })) !== null;
   }
 
   /** Writes only `last_used_at`, which the cache-epoch trigger leaves out: no cache is dropped. */

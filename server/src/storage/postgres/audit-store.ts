@@ -70,6 +70,10 @@ function whereClause(filter: AuditFilter): { sql: string; values: unknown[] } | 
     values.push(storable);
     conditions.push(`${column} = ANY ($${values.length}::text[])`);
   }
+  if (filter.excludeAction !== undefined && filter.excludeAction.length > 0) {
+    values.push(filter.excludeAction.filter((value) => !value.includes('\u0000')));
+    conditions.push(`action <> ALL ($${values.length}::text[])`);
+  }
   return { sql: conditions.join(' AND '), values };
 }
 

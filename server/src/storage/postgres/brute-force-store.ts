@@ -17,6 +17,8 @@ interface EntryRow {
   last_failure_at: number;
   lockouts: number;
   banned_until: number | null;
+  in_flight: number;
+  in_flight_since: number | null;
 }
 
 type BanRow = EntryRow & { username: string | null };
@@ -32,6 +34,8 @@ const toEntry = (row: EntryRow): BruteForceEntry => ({
   lastFailureAt: row.last_failure_at,
   lockouts: row.lockouts,
   bannedUntil: row.banned_until,
+  inFlight: row.in_flight,
+  inFlightSince: row.in_flight_since,
 });
 
 const toBan = (row: BanRow): ActiveBan => ({
@@ -45,7 +49,8 @@ const toBan = (row: BanRow): ActiveBan => ({
   bannedUntil: row.banned_until as number,
 });
 
-const COLUMNS = 'scope, subject, ip, key_id, user_id, failures, window_started_at, last_failure_at, lockouts, banned_until';
+const COLUMNS = 'scope, subject, ip, key_id, user_id, failures, window_started_at, last_failure_at, lockouts, banned_until, in_flight, in_flight_since';
+const BAN_COLUMNS = 'scope, subject, ip, key_id, user_id, failures, window_started_at, last_failure_at, lockouts, banned_until';
 
 const entryValues = (entry: BruteForceEntry): unknown[] => [
   entry.scope,
@@ -58,6 +63,8 @@ const entryValues = (entry: BruteForceEntry): unknown[] => [
   entry.lastFailureAt,
   entry.lockouts,
   entry.bannedUntil,
+  entry.inFlight,
+  entry.inFlightSince,
 ];
 
 /** {@link BruteForceStore} on PostgreSQL. */
@@ -75,7 +82,7 @@ export class PostgresBruteForceStore implements BruteForceStore {
 
   /** Creates the counter from `initial` if missing, then locks it until commit (in a transaction). */
   async lockCounter(initial: BruteForceEntry): Promise<BruteForceEntry> {
-    await this.#sql.run(`INSERT INTO brute_force_entries (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (scope, subject) DO NOTHING`, entryValues(initial));
+    await this.#sql.run(`INSERT INTO brute_force_entries (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (scope, subject) DO NOTHING`, entryValues(initial));
     const row = await this.#sql.first<EntryRow>(
       `SELECT ${COLUMNS} FROM brute_force_entries WHERE scope = $1 AND subject = $2${this.#sql.lockClause({ lock: 'update' })}`,
       [initial.scope, initial.subject],
@@ -86,9 +93,10 @@ export class PostgresBruteForceStore implements BruteForceStore {
 
   async save(entry: BruteForceEntry): Promise<void> {
     await this.#sql.run(
-      `INSERT INTO brute_force_entries (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+      `INSERT INTO brute_force_entries (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (scope, subject) DO UPDATE SET failures = excluded.failures, window_started_at = excluded.window_started_at,
-         last_failure_at = excluded.last_failure_at, lockouts = excluded.lockouts, banned_until = excluded.banned_until`,
+         last_failure_at = excluded.last_failure_at, lockouts = excluded.lockouts, banned_until = excluded.banned_until,
+         in_flight = excluded.in_flight, in_flight_since = excluded.in_flight_since`,
       entryValues(entry),
     );
   }
@@ -104,9 +112,20 @@ export class PostgresBruteForceStore implements BruteForceStore {
 
   async deleteActiveBans(scope: BruteForceScope, now: number): Promise<ActiveBan[]> {
     const rows = await this.#sql.rows<BanRow>(
-      `WITH deleted AS (DELETE FROM brute_force_entries WHERE scope = $1 AND banned_until > $2 RETURNING ${COLUMNS})
+      `WITH deleted AS (DELETE FROM brute_force_entries WHERE scope = $1 AND banned_until > $2 RETURNING ${BAN_COLUMNS})
        SELECT d.*, u.username FROM deleted d LEFT JOIN users u ON u.id = d.user_id ORDER BY d.banned_until DESC`,
       [scope, now],
+    );
+    return rows.map(toBan);
+  }
+
+  /** Deletes every (IP, credential) counter of `ip`; answers those that held an active ban. */
+  async deleteKeyEntriesOfIp(ip: string, now: number): Promise<ActiveBan[]> {
+    const rows = await this.#sql.rows<BanRow>(
+      `WITH deleted AS (DELETE FROM brute_force_entries WHERE scope = 'key' AND ip = $1 RETURNING ${BAN_COLUMNS})
+       SELECT d.*, u.username FROM deleted d LEFT JOIN users u ON u.id = d.user_id WHERE d.banned_until > $2 ORDER BY d.banned_until DESC`,
+      [ip, now],
+      { lookup: true },
     );
     return rows.map(toBan);
   }

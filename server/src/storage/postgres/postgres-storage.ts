@@ -8,12 +8,14 @@ import pg from 'pg';
 import type { Storage, StorageTx, TransactionOptions } from '../port/index.js';
 import { PostgresApiKeyStore } from './api-key-store.js';
 import { PostgresAuditStore } from './audit-store.js';
+import { PostgresUsageStore } from './usage-store.js';
 import { PostgresBruteForceStore } from './brute-force-store.js';
 import { PostgresChangeFeed } from './change-feed.js';
 import { ChangeListener } from './change-listener.js';
 import { Executor } from './executor.js';
 import { PostgresMigrator } from './migrator.js';
 import { PostgresModelFamilyStore, PostgresModelStore } from './model-store.js';
+import { PostgresOidcStore } from './oidc-store.js';
 import { PostgresSessionStore } from './session-store.js';
 import { PostgresSettingsStore } from './settings-store.js';
 import { inTransaction } from './transaction.js';
@@ -66,7 +68,9 @@ export class PostgresStorage implements Storage {
   readonly settings: PostgresSettingsStore;
   readonly models: PostgresModelStore;
   readonly families: PostgresModelFamilyStore;
+  readonly oidc: PostgresOidcStore;
   readonly audit: PostgresAuditStore;
+  readonly usage: PostgresUsageStore;
   readonly changes: PostgresChangeFeed;
   readonly #pool: pg.Pool;
   readonly #prepare: boolean;
@@ -88,7 +92,9 @@ export class PostgresStorage implements Storage {
     this.settings = new PostgresSettingsStore(sql);
     this.models = new PostgresModelStore(sql);
     this.families = new PostgresModelFamilyStore(sql);
+    this.oidc = new PostgresOidcStore(sql);
     this.audit = new PostgresAuditStore(sql, this.#pool);
+    this.usage = new PostgresUsageStore(sql);
     this.changes = new PostgresChangeFeed(sql);
     this.#listener =
       config.listen === false ? null : new ChangeListener(connection, (domain) => this.changes.notify(domain), config.onWarning === undefined ? {} : { onWarning: config.onWarning });
@@ -126,6 +132,7 @@ export class PostgresStorage implements Storage {
       settings: new PostgresSettingsStore(sql),
       models: new PostgresModelStore(sql),
       families: new PostgresModelFamilyStore(sql),
+      oidc: new PostgresOidcStore(sql),
     };
   }
 }

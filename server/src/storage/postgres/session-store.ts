@@ -51,6 +51,10 @@ export class PostgresSessionStore implements SessionStore {
     return (await this.#sql.run('UPDATE refresh_tokens SET rotated_at = $1 WHERE token_hash = $2 AND rotated_at IS NULL', [now, digest])) === 1;
   }
 
+  async countGraceExchange(digest: Buffer, limit: number): Promise<boolean> {
+    return (await this.#sql.run('UPDATE refresh_tokens SET grace_exchanges = grace_exchanges + 1 WHERE token_hash = $1 AND grace_exchanges < $2', [digest, limit])) === 1;
+  }
+
   async deleteFamily(familyId: string): Promise<void> {
     await this.#sql.run('DELETE FROM refresh_families WHERE id = $1', [familyId], { lookup: true });
   }

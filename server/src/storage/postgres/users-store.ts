@@ -4,6 +4,7 @@
  */
 import type { NewUser, RowLock, UserRecord, UserSource, UserStore } from '../port/index.js';
 import type { Executor } from './executor.js';
+import { storedSource } from '../port/users.js';
 
 interface UserRow {
   id: string;
@@ -19,7 +20,8 @@ interface UserRow {
 }
 
 const SELECT_USER = `
-  SELECT u.id, u.username, u.password_hash, u.source, u.enabled, u.must_change_password, u.token_version, u.created_at, u.updated_at,
+  SELECT u.id, u.username, u.password_hash,
+         CASE WHEN EXISTS (SELECT 1 FROM oidc_identities i WHERE i.user_id = u.id) THEN 'oidc' ELSE u.source END AS source, u.enabled, u.must_change_password, u.token_version, u.created_at, u.updated_at,
          (SELECT array_agg(p.permission ORDER BY p.permission COLLATE "C") FROM user_permissions p WHERE p.user_id = u.id) AS permissions
   FROM users u`;
 
@@ -85,7 +87,7 @@ export class PostgresUserStore implements UserStore {
          SELECT inserted.id, permission FROM inserted, unnest($7::text[]) AS permission
          ON CONFLICT DO NOTHING)
        SELECT count(*) AS created FROM inserted`,
-      [user.id, user.username, user.passwordHash, user.source, user.mustChangePassword, user.now, [...user.permissions]],
+      [user.id, user.username, user.passwordHash, storedSource(user.source), user.mustChangePassword, user.now, [...user.permissions]],
     );
     return row?.created === 1 ? 'created' : 'username_taken';
   }

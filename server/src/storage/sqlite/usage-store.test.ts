@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeUsageStore } from '../contract/usage-suite.js';
-import { openDatabase, type Database } from '../database.js';
+import { openDatabase, type Database } from './database.js';
 import { SqliteUsageStore, type UsageConnections } from './usage-store.js';
 
 /** A gate that runs writes one after another, as the adapter's writer mutex does. */

@@ -3,8 +3,8 @@
  * `usage_totals`, `limit_counters` and `limit_slots`. Every write is one statement or one immediate
  * transaction on the writer connection, so processes sharing the file update counters atomically.
  *
- * The connections are the SQLite adapter's {@link UsageConnections} (structurally its `Connections`
- * of `statements.ts`: reader, writer, the writer gate).
+ * The connections are {@link UsageConnections}, structurally the adapter's `Connections`
+ * of `statements.ts` (reader, writer, the writer gate); `SqliteStorage` passes its own.
  */
 import type { Database, Statement } from 'better-sqlite3';
 import { mergeUsageTotals } from '../../limits/usage-meter.js';

@@ -1,11 +1,12 @@
 /**
- * Opens the SQLite database: WAL journal, a busy timeout, foreign keys, full sync, and the numbered
+ * Opens an SQLite connection: WAL journal, a busy timeout, foreign keys, full sync, and the numbered
  * migrations applied under an immediate transaction so that processes starting together migrate once.
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { latestVersion, pendingMigrations } from './migrations/index.js';
+import { latestVersion, pendingMigrations } from '../migrations/index.js';
+import { StorageSchemaError } from '../port/errors.js';
 
 /** A better-sqlite3 connection. */
 export type Database = BetterSqlite3.Database;
@@ -104,7 +105,7 @@ export const schemaVersion = latestVersion();
 function storedVersion(db: Database): number {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > schemaVersion) {
-    throw new Error(`the database schema (version ${current}) is newer than this server (version ${schemaVersion}); upgrade svc`);
+    throw new StorageSchemaError(`the database schema (version ${current}) is newer than this server (version ${schemaVersion}); upgrade svc`);
   }
   return current;
 }

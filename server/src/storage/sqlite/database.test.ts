@@ -10,8 +10,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { openDatabase, openDatabaseReadOnly, schemaVersion } from './database.js';
-import { migrations } from './migrations/index.js';
-import { Storage } from './storage.js';
+import { migrations } from '../migrations/index.js';
+import { SqliteStorage } from './sqlite-storage.js';
 
 const betterSqlite3Path = createRequire(import.meta.url).resolve('better-sqlite3');
 
@@ -87,12 +87,14 @@ describe('openDatabaseReadOnly', () => {
       const before = digest(path);
       const db = openDatabaseReadOnly(path);
       assert.ok(db);
-      const storage = new Storage(db);
+      assert.equal(db.pragma('user_version', { simple: true }), schemaVersion);
+      db.close();
+      const storage = SqliteStorage.open(path, { readOnly: true });
+      assert.ok(storage);
       try {
-        assert.equal(db.pragma('user_version', { simple: true }), schemaVersion);
-        assert.equal(storage.users.findByUsername('OLD-ADMIN')?.id, 'u1');
+        assert.equal((await storage.users.findByUsername('OLD-ADMIN'))?.id, 'u1');
       } finally {
-        storage.close();
+        await storage.close();
       }
       assert.equal(digest(path), before);
     } finally {

@@ -1,0 +1,208 @@
+/**
+ * The audit log on SQLite: appending chained records, searching, listing distinct values, paging
+ * through a range for export, pruning and reading the chain back for verification. The only module
+ * that writes SQL for `audit_log` and `audit_chain_anchor`. The hash of each link is computed by the
+ * caller's `link` function (in `audit/`); this store only stores it.
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import type {
+  AuditAppend,
+  AuditColumn,
+  AuditFilter,
+  AuditRecord,
+  AuditStore,
+  ChainAnchor,
+  ChainLink,
+  ChainReader,
+  StoredAuditRecord,
+} from '../port/audit.js';
+import type { Database } from './database.js';
+import { attempt, toStorageError } from './errors.js';
+import { statement, type Connections } from './statements.js';
+
+/** The columns of a record, in the order the table declares them. */
+const recordColumns = [
+  'timestamp', 'event_type', 'category', 'auth_type', 'user_id', 'username', 'api_key_id', 'api_key_name', 'api_key_prefix',
+  'model_id', 'model_name', 'model_type', 'method', 'route', 'endpoint', 'action', 'target', 'status', 'http_status', 'reason',
+  'request_id', 'latency_ms', 'client_ip', 'details',
+] as const satisfies readonly (keyof AuditRecord)[];
+const insertColumns = [...recordColumns, 'prev_hash', 'hash'];
+const INSERT = `INSERT INTO audit_log (${insertColumns.join(', ')}) VALUES (${insertColumns.map(() => '?').join(', ')})`;
+
+const substringColumns = { user: 'username', apiKeyName: 'api_key_name', modelId: 'model_id', modelName: 'model_name', clientIp: 'client_ip' } as const;
+const exactColumns = { modelType: 'model_type', category: 'category', authType: 'auth_type', status: 'status', eventType: 'event_type', action: 'action' } as const;
+const filterableColumns = new Set<AuditColumn>([
+  'username', 'api_key_name', 'model_id', 'model_name', 'model_type', 'category', 'auth_type', 'status', 'client_ip', 'event_type', 'action',
+]);
+
+const escapeLike = (value: string): string => `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function whereClause(filter: AuditFilter): { sql: string; parameters: unknown[] } {
+  const conditions = ['timestamp >= ?', 'timestamp <= ?'];
+  const parameters: unknown[] = [filter.timeFrom, filter.timeTo];
+  for (const [name, column] of Object.entries(substringColumns)) {
+    const value = filter[name as keyof typeof substringColumns];
+    if (value === undefined || value === '') continue;
+    conditions.push(`${column} LIKE ? ESCAPE '\\'`);
+    parameters.push(escapeLike(value));
+  }
+  for (const [name, column] of Object.entries(exactColumns)) {
+    const values = filter[name as keyof typeof exactColumns];
+    if (values === undefined || values.length === 0) continue;
+    conditions.push(`${column} IN (${values.map(() => '?').join(', ')})`);
+    parameters.push(...values);
+  }
+  if (filter.excludeAction !== undefined && filter.excludeAction.length > 0) {
+    conditions.push(`action NOT IN (${filter.excludeAction.map(() => '?').join(', ')})`);
+    parameters.push(...filter.excludeAction);
+  }
+  return { sql: conditions.join(' AND '), parameters };
+}
+
+function readAnchor(db: Database): ChainAnchor | null {
+  const row = statement<[], { last_pruned_id: number; last_pruned_hash: string }>(db, 'SELECT last_pruned_id, last_pruned_hash FROM audit_chain_anchor WHERE id = 1').get();
+  return row === undefined ? null : { lastPrunedId: row.last_pruned_id, lastPrunedHash: row.last_pruned_hash };
+}
+
+/** Reads and appends audit records. There is no way to edit or delete a single record. */
+export class SqliteAuditStore implements AuditStore {
+  readonly #c: Connections;
+  /** The database file, for the chain reader's own connection; null for an in-memory database. */
+  readonly #path: string | null;
+
+  constructor(connections: Connections, path: string | null) {
+    this.#c = connections;
+    this.#path = path;
+  }
+
+  append(batch: readonly AuditAppend[], link: ChainLink, genesisHash: string): Promise<void> {
+    if (batch.length === 0) return Promise.resolve();
+    const db = this.#c.write;
+    return this.#c.gate.write(() => {
+      db.transaction(() => {
+        const insert = statement(db, INSERT);
+        const last = statement<[], { hash: string }>(db, 'SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1').get();
+        let previous = last?.hash ?? readAnchor(db)?.lastPrunedHash ?? genesisHash;
+        for (const { record, encoding } of batch) {
+          const hash = link(previous, encoding);
+          insert.run(...recordColumns.map((column) => record[column]), previous, hash);
+          previous = hash;
+        }
+      }).immediate();
+    });
+  }
+
+  search(filter: AuditFilter, offset: number, limit: number): Promise<{ hits: StoredAuditRecord[]; total: number }> {
+    return attempt(() => {
+      const where = whereClause(filter);
+      const total = this.#c.read.prepare(`SELECT count(*) FROM audit_log WHERE ${where.sql}`).pluck().get(...where.parameters) as number;
+      const hits = this.#c.read
+        .prepare(`SELECT * FROM audit_log WHERE ${where.sql} ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`)
+        .all(...where.parameters, limit, offset) as StoredAuditRecord[];
+      return { hits, total };
+    });
+  }
+
+  exportPage(filter: AuditFilter, before: { timestamp: number; id: number } | null, limit: number): Promise<StoredAuditRecord[]> {
+    return attempt(() => {
+      const where = whereClause(filter);
+      const cursor = before === null ? '' : ' AND (timestamp < ? OR (timestamp = ? AND id < ?))';
+      const cursorParameters = before === null ? [] : [before.timestamp, before.timestamp, before.id];
+      return this.#c.read
+        .prepare(`SELECT * FROM audit_log WHERE ${where.sql}${cursor} ORDER BY timestamp DESC, id DESC LIMIT ?`)
+        .all(...where.parameters, ...cursorParameters, limit) as StoredAuditRecord[];
+    });
+  }
+
+  distinctValues(column: AuditColumn, timeFrom: number, timeTo: number, limit: number): Promise<string[]> {
+    if (!filterableColumns.has(column)) return Promise.reject(new Error(`not a filterable audit column: ${column}`));
+    return attempt(
+      () =>
+        statement(this.#c.read, `SELECT DISTINCT ${column} FROM audit_log WHERE timestamp >= ? AND timestamp <= ? AND ${column} IS NOT NULL ORDER BY 1 LIMIT ?`)
+          .pluck()
+          .all(timeFrom, timeTo, limit) as string[],
+    );
+  }
+
+  /**
+   * A snapshot of the anchor and the chain: its own read-only connection inside one read
+   * transaction, so a prune committed meanwhile cannot fake a break (an in-memory database, which
+   * no one else writes, is read directly).
+   */
+  openChainReader(): Promise<ChainReader> {
+    return attempt(() => {
+      const own = this.#path === null ? null : new BetterSqlite3(this.#path, { readonly: true, fileMustExist: true, timeout: 5000 });
+      const db = own ?? this.#c.read;
+      try {
+        if (own !== null) own.exec('BEGIN');
+        const anchor = readAnchor(db);
+        return chainReader(db, own, anchor);
+      } catch (error) {
+        own?.close();
+        throw error;
+      }
+    });
+  }
+
+  pruneOlderThan(before: number, batch: number, now: number): Promise<number> {
+    const db = this.#c.write;
+    return this.#c.gate.write(() =>
+      db
+        .transaction(() => {
+          const last = statement<[number, number], { id: number; hash: string }>(
+            db,
+            'SELECT id, hash FROM (SELECT id, hash FROM audit_log WHERE timestamp < ? ORDER BY id LIMIT ?) ORDER BY id DESC LIMIT 1',
+          ).get(before, batch);
+          if (last === undefined) return 0;
+          // Only a prefix of the chain may go: stop at the first record that is still young.
+          const firstYoung = statement<[number], { id: number }>(db, 'SELECT id FROM audit_log WHERE timestamp >= ? ORDER BY id LIMIT 1').get(before);
+          const upTo = firstYoung === undefined ? last.id : Math.min(last.id, firstYoung.id - 1);
+          if (upTo < (statement(db, 'SELECT min(id) FROM audit_log').pluck().get() as number)) return 0;
+          const anchor = statement<[number], { id: number; hash: string }>(db, 'SELECT id, hash FROM audit_log WHERE id <= ? ORDER BY id DESC LIMIT 1').get(upTo);
+          if (anchor === undefined) return 0;
+          const deleted = statement(db, 'DELETE FROM audit_log WHERE id <= ?').run(anchor.id).changes;
+          statement(
+            db,
+            'INSERT INTO audit_chain_anchor (id, last_pruned_id, last_pruned_hash, pruned_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET last_pruned_id = excluded.last_pruned_id, last_pruned_hash = excluded.last_pruned_hash, pruned_at = excluded.pruned_at',
+          ).run(anchor.id, anchor.hash, now);
+          return deleted;
+        })
+        .immediate(),
+    );
+  }
+
+  count(): Promise<number> {
+    return attempt(() => statement(this.#c.read, 'SELECT count(*) FROM audit_log').pluck().get() as number);
+  }
+}
+
+function chainReader(db: Database, own: Database | null, anchor: ChainAnchor | null): ChainReader {
+  const page = db.prepare<[number, number], StoredAuditRecord>('SELECT * FROM audit_log WHERE id > ? ORDER BY id LIMIT ?');
+  let closed = false;
+  const close = (): void => {
+    if (closed) return;
+    closed = true;
+    if (own !== null && own.open) own.close();
+  };
+  return {
+    anchor,
+    async *pages(pageSize: number): AsyncIterable<StoredAuditRecord[]> {
+      let afterId = 0;
+      for (;;) {
+        let rows: StoredAuditRecord[];
+        try {
+          rows = page.all(afterId, pageSize);
+        } catch (error) {
+          throw toStorageError(error);
+        }
+        if (rows.length > 0) yield rows;
+        if (rows.length < pageSize) return;
+        afterId = (rows[rows.length - 1] as StoredAuditRecord).id;
+      }
+    },
+    close: () => {
+      close();
+      return Promise.resolve();
+    },
+  };
+}
