@@ -17,6 +17,7 @@ import { CacheResource, ClusterResource, MonitoringResource, VirtualenvsResource
 import { KeysResource } from './resources/keys.js';
 import { SecurityResource } from './resources/security.js';
 import { SetupResource } from './resources/setup.js';
+import { UsageResource } from './resources/usage.js';
 import { UsersResource } from './resources/users.js';
 import { Session } from './session.js';
 import { MemoryTokenStore, type TokenStore } from './token-store.js';
@@ -95,6 +96,8 @@ export class Client {
   readonly security: SecurityResource;
   /** The audit trail: search, filter options, export, verify (`admin`). */
   readonly audit: AuditResource;
+  /** Metered usage over time: one's own, or everyone's with `usage:read_all`. */
+  readonly usage: UsageResource;
   readonly #session: Session;
 
   constructor(options: ClientOptions = {}) {
@@ -128,6 +131,7 @@ export class Client {
     this.monitoring = new MonitoringResource(api);
     this.security = new SecurityResource(api);
     this.audit = new AuditResource(api);
+    this.usage = new UsageResource(api);
   }
 
   /** Logs in; every later call carries the access token, refreshed automatically. */

@@ -5,6 +5,7 @@
  */
 import type { components } from './generated/openapi.js';
 import { retryAfterMs } from './retry-after.js';
+import { readRateLimits, type RateLimits } from './rate-limits.js';
 
 /** A stable error code of the server (the contract's `ErrorCode`). */
 export type ErrorCode = components['schemas']['ErrorCode'];
@@ -81,9 +82,12 @@ export class RateLimitError extends APIError {
    * (whole seconds, rounded up); undefined when the answer named no wait.
    */
   readonly retryAfter: number | undefined;
+  /** The `x-ratelimit-*` headers of the answer (a usage limit's state); empty for a ban. */
+  readonly rateLimits: RateLimits;
 
   constructor(status: number, body: unknown, headers: Headers, message?: string) {
     super(status, body, headers, message);
+    this.rateLimits = readRateLimits(headers);
     const wait = retryAfterMs(headers);
     this.retryAfter = wait === undefined ? undefined : Math.ceil(wait / 1000);
   }

@@ -34,3 +34,5 @@ export type { InferenceResource } from './resources/inference.js';
 export type { CacheResource, VirtualenvsResource, ClusterResource, MonitoringResource } from './resources/operations.js';
 export type { SecurityResource } from './resources/security.js';
 export type { AuditResource } from './resources/audit.js';
+export type { UsageResource } from './resources/usage.js';
+export { parseDuration, readRateLimits, type RateLimits, type RateLimitWindow } from './rate-limits.js';

@@ -168,6 +168,18 @@ export interface AuditSearchResult extends Schema<'AuditSearchResult'> {}
 export interface AuditFilterOptions extends Schema<'AuditFilterOptions'> {}
 /** The result of checking the audit trail's hash chain. */
 export interface AuditVerification extends Schema<'AuditVerification'> {}
+/** Usage limits of a key, a user or the default for new keys; absent or null fields mean no limit. */
+export interface UsageLimits extends Schema<'UsageLimits'> {}
+/** A token budget per UTC day or month. */
+export interface TokenBudget extends Schema<'TokenBudget'> {}
+/** Per-minute limits of one model. */
+export interface ModelUsageLimit extends Schema<'ModelUsageLimit'> {}
+/** The answer of `GET /v1/usage`. */
+export interface UsageReport extends Schema<'UsageReport'> {}
+/** One row of a usage report. */
+export interface UsageReportRow extends Schema<'UsageReportRow'> {}
+/** The query of `GET /v1/usage` (the format is chosen by the method). */
+export type UsageQuery = Omit<NonNullable<operations['getUsage']['parameters']['query']>, 'format'>;
 /** The filters of an audit search or export (`time_from` defaults to `now-1h`). */
 export type AuditFilters = Omit<NonNullable<operations['exportAudit']['parameters']['query']>, 'format'>;
 /** The query of `GET /v1/audit/search`: the filters plus paging. */

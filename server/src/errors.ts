@@ -86,6 +86,8 @@ export const errorRegistry: Record<ErrorCode, ErrorClass> = {
   login_throttled: rateLimited,
   password_change_required: forbidden,
   upstream_not_allowed: invalid,
+  rate_limit_exceeded: rateLimited,
+  budget_exceeded: rateLimited,
   internal_error: { status: 500, type: 'server_error' },
   service_unavailable: { status: 503, type: 'server_error' },
 };

@@ -2,7 +2,7 @@
  * Building blocks for svc's own offline tools and benchmarks (`@svc/server/internals`): direct access
  * to the storage and the key format. Not a stable API; applications use the HTTP API or the SDK.
  */
-export { openStorage, type StorageConfig, type OpenStorageOptions } from './storage/open-storage.js';
+export { openStorage, storageConfigOf, type StorageConfig, type OpenStorageOptions } from './storage/open-storage.js';
 export { SqliteStorage, type SqliteOpenOptions } from './storage/sqlite/sqlite-storage.js';
 export type { Database } from './storage/sqlite/database.js';
 export { SqliteChangeFeed } from './storage/sqlite/change-feed.js';
@@ -77,3 +77,5 @@ export type { ChainVerification } from './audit/verify-chain.js';
 export { auditFields, appendEntries, chainHash, canonicalEncoding, GENESIS_HASH, type AuditEntry, type StoredAuditEntry } from './audit/audit-entry.js';
 export { systemClock, ManualClock, type Clock } from './runtime/clock.js';
 export { canonicalIp } from './http/ip-address.js';
+export { SqliteUsageStore, immediateGate, type UsageConnections } from './storage/sqlite/usage-store.js';
+export type { UsageTotal, UsageQuery, UsageStore } from './storage/port/usage.js';

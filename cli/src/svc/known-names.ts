@@ -20,6 +20,7 @@ export const knownPermissions = [
   'virtualenv:delete',
   'logs:list',
   'monitor:view',
+  'usage:read_all',
   'admin',
 ] as const satisfies readonly Permission[];
 

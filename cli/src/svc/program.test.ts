@@ -29,7 +29,7 @@ describe('svc', () => {
     assert.match(result.stdout, /--api-key <key> +an API key; short form -ak/);
     assert.match(result.stdout, /--json +print JSON/);
     assert.match(result.stdout, /-v, --version/);
-    for (const command of ['login', 'users', 'keys', 'launch', 'registrations', 'chat', 'audit']) assert.match(result.stdout, new RegExp(`^ {2}${command} `, 'm'));
+    for (const command of ['login', 'users', 'keys', 'launch', 'registrations', 'chat', 'audit', 'usage']) assert.match(result.stdout, new RegExp(`^ {2}${command} `, 'm'));
   });
 
   it('an unknown permission is answered in words, with the likely one and the known ones (exit 1, nothing sent)', async () => {
@@ -37,7 +37,7 @@ describe('svc', () => {
     assert.equal(result.code, 1);
     assert.equal(
       result.stderr,
-      'svc: unknown permission "modles:list" (did you mean models:list?); known: models:list, models:read, models:write, models:register, keys:create, keys:manage, users:manage, cache:list, cache:delete, virtualenv:list, virtualenv:delete, logs:list, monitor:view, admin\n',
+      'svc: unknown permission "modles:list" (did you mean models:list?); known: models:list, models:read, models:write, models:register, keys:create, keys:manage, users:manage, cache:list, cache:delete, virtualenv:list, virtualenv:delete, logs:list, monitor:view, usage:read_all, admin\n',
     );
     const far = await svc(['users', 'update', 'bob', '--permissions', 'models:list,everything', '-ak', 'sk-svc-unused']);
     assert.equal(far.code, 1);

@@ -11,6 +11,7 @@ import { registerChatCommand } from './chat-command.js';
 import { connectionOptionNames, withConnectionOptions } from './context.js';
 import { registerKeyCommands } from './key-commands.js';
 import { registerModelCommands } from './model-commands.js';
+import { registerUsageCommands } from './usage-commands.js';
 import { registerUserCommands } from './user-commands.js';
 
 /** Adds one group of commands to the program. */
@@ -24,6 +25,7 @@ export const commandGroups: readonly CommandGroup[] = [
   registerModelCommands,
   registerChatCommand,
   registerAuditCommands,
+  registerUsageCommands,
 ];
 
 /** The version of the `@svc/cli` package (its package.json is two folders up, from `src/` and `dist/` alike). */
@@ -39,7 +41,7 @@ export function cliVersion(): string {
 export function buildProgram(): Command {
   const program = withConnectionOptions(new Command('svc').optionsGroup('Global options (before or after the command):'))
     .optionsGroup('Options:')
-    .description('The svc command-line client: log in, manage users, API keys and models, chat with a model, check the audit trail.\nExit codes: 0 ok, 1 usage or invalid input, 2 not authenticated, 3 forbidden, 4 not found or conflict, 5 server or network failure or try again later, 6 the audit chain is broken.')
+    .description('The svc command-line client: log in, manage users, API keys and models, chat with a model, check the audit trail, see usage.\nExit codes: 0 ok, 1 usage or invalid input, 2 not authenticated, 3 forbidden, 4 not found or conflict, 5 server or network failure or try again later, 6 the audit chain is broken.')
     .version(cliVersion(), '-v, --version', 'print the version of svc')
     .enablePositionalOptions()
     .showHelpAfterError()

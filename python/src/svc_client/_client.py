@@ -21,6 +21,7 @@ from .resources import (
     RegistrationsResource,
     SecurityResource,
     SetupResource,
+    UsageResource,
     UsersResource,
 )
 from .types import TokenPair
@@ -79,6 +80,7 @@ class Client:
         self.chat = ChatResource(self._requester)
         self.completions = CompletionsResource(self._requester)
         self.embeddings = EmbeddingsResource(self._requester)
+        self.usage = UsageResource(self._requester)
         self.security = SecurityResource(self._requester)
         self.audit = AuditResource(self._requester)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import email.utils
 import http
 import json
+import re
 import time
 from typing import Any, Dict, Mapping, Optional, Tuple, Type, cast
 
@@ -30,6 +31,8 @@ __all__ = [
     "error_from_response",
     "error_fields",
     "retry_after_seconds",
+    "read_rate_limits",
+    "parse_duration",
 ]
 
 
@@ -134,12 +137,14 @@ class UnprocessableEntityError(APIError):
 class RateLimitError(APIError):
     """429: too many requests, or the caller is banned for a while.
 
-    ``retry_after`` is the wait in seconds the server asked for (``Retry-After``), when it sent one.
+    ``retry_after`` is the wait in seconds the server asked for (``Retry-After``), when it sent one;
+    ``rate_limits`` the usage limit's state from the ``x-ratelimit-*`` headers (empty for a ban).
     """
 
     def __init__(self, status: int, body: Any, headers: Mapping[str, str], message: Optional[str] = None) -> None:
         super().__init__(status, body, headers, message)
         self.retry_after: Optional[float] = retry_after_seconds(self.headers)
+        self.rate_limits: Dict[str, Dict[str, float]] = read_rate_limits(self.headers)
 
 
 class InternalServerError(APIError):
@@ -201,6 +206,35 @@ def retry_after_seconds(headers: Mapping[str, str]) -> Optional[float]:
     except (TypeError, ValueError, IndexError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+_DURATION_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001, "us": 0.000001, "µs": 0.000001, "ns": 0.000000001}
+_DURATION = re.compile(r"^(?:\d+(?:\.\d+)?(?:h|ms|m|s|us|µs|ns))+$")
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)")
+
+
+def parse_duration(text: str) -> Optional[float]:
+    """Seconds of a Go duration as OpenAI and svc write resets (``6m0s``, ``1.5s``, ``20ms``); None if it is not one."""
+    trimmed = text.strip()
+    if trimmed == "0":
+        return 0.0
+    if not _DURATION.match(trimmed):
+        return None
+    return sum(float(amount) * _DURATION_UNITS[unit] for amount, unit in _DURATION_PART.findall(trimmed))
+
+
+def read_rate_limits(headers: Mapping[str, str]) -> Dict[str, Dict[str, float]]:
+    """The ``x-ratelimit-{limit,remaining,reset}-{requests,tokens}`` headers, per dimension fully reported:
+    ``{"requests": {"limit": 60, "remaining": 0, "reset_seconds": 1.5}}``."""
+    lowered = {name.lower(): value for name, value in headers.items()}
+    limits: Dict[str, Dict[str, float]] = {}
+    for dimension in ("requests", "tokens"):
+        limit = _non_negative_number(lowered.get(f"x-ratelimit-limit-{dimension}"))
+        remaining = _non_negative_number(lowered.get(f"x-ratelimit-remaining-{dimension}"))
+        reset = parse_duration(lowered.get(f"x-ratelimit-reset-{dimension}", ""))
+        if limit is not None and remaining is not None and reset is not None:
+            limits[dimension] = {"limit": limit, "remaining": remaining, "reset_seconds": reset}
+    return limits
 
 
 def _non_negative_number(value: Optional[str]) -> Optional[float]:

@@ -355,3 +355,56 @@ class LockedAccount(TypedDict):
     lockouts: int
     locked_until: str
     remaining_seconds: int
+
+
+class TokenBudget(TypedDict):
+    """At most ``tokens`` prompt + completion tokens per UTC ``day`` or calendar ``month``."""
+
+    tokens: int
+    period: Literal["day", "month"]
+
+
+class _ModelUsageLimitName(TypedDict):
+    model: str
+
+
+class ModelUsageLimit(_ModelUsageLimitName, total=False):
+    """Per-minute limits of calls to one model (None: no limit)."""
+
+    requests_per_minute: Optional[int]
+    tokens_per_minute: Optional[int]
+
+
+class UsageLimits(TypedDict, total=False):
+    """Usage limits of a key, a user or the default for new keys; an absent or None field is no limit."""
+
+    requests_per_minute: Optional[int]
+    tokens_per_minute: Optional[int]
+    max_concurrent_requests: Optional[int]
+    token_budget: Optional[TokenBudget]
+    models: List[ModelUsageLimit]
+
+
+class UsageReportRow(TypedDict):
+    """One row of ``GET /v1/usage``: one bucket of one key, user or model (``group``; None: no key or user)."""
+
+    period_start: str
+    group: Optional[str]
+    calls: int
+    errors: int
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    estimated_calls: int
+    mean_latency_ms: int
+
+
+class UsageReport(TypedDict):
+    """``GET /v1/usage``: whose calls (``own`` or ``all``), the range, and the rows."""
+
+    start: str
+    end: str
+    group_by: Literal["key", "user", "model"]
+    interval: Literal["hour", "day"]
+    scope: Literal["own", "all"]
+    data: List[UsageReportRow]

@@ -1293,6 +1293,34 @@ export const operationExamples: readonly OperationExample[] = [
     }
   },
   {
+    "operationId": "getUsage",
+    "method": "GET",
+    "path": "/v1/usage",
+    "public": false,
+    "status": 200,
+    "contentType": "application/json",
+    "example": {
+      "start": "2026-11-17T00:00:00.000Z",
+      "end": "2026-11-24T00:00:00.000Z",
+      "group_by": "model",
+      "interval": "day",
+      "scope": "own",
+      "data": [
+        {
+          "period_start": "2026-11-23T00:00:00.000Z",
+          "group": "llama-3",
+          "calls": 42,
+          "errors": 1,
+          "prompt_tokens": 12000,
+          "completion_tokens": 3400,
+          "total_tokens": 15400,
+          "estimated_calls": 0,
+          "mean_latency_ms": 850
+        }
+      ]
+    }
+  },
+  {
     "operationId": "searchAudit",
     "method": "GET",
     "path": "/v1/audit/search",

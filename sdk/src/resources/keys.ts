@@ -1,7 +1,7 @@
 /**
  * API keys (`keys:create` for one's own, `keys:manage` for everyone's).
  */
-import type { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyUpdate, BannedIp, ModelPermission } from '../types.js';
+import type { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyUpdate, BannedIp, ModelPermission, UsageLimits } from '../types.js';
 import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
@@ -38,6 +38,17 @@ export class KeysResource {
   /** `PUT /v1/admin/keys/{key_id}`: rename, describe, enable or disable, expire, restrict. */
   update(keyId: string, body: ApiKeyUpdate, options?: RequestOptions): Promise<ApiKey> {
     return unwrap(this.#api.PUT('/v1/admin/keys/{key_id}', { ...this.#api.callInit(options), params: { path: { key_id: keyId } }, body: asRequestBody(body) }));
+  }
+
+  /**
+   * `PUT /v1/admin/keys/{key_id}` with `limits`: replaces the key's usage limits (none may exceed
+   * its owner's); null removes them, leaving the owner's.
+   *
+   * @example
+   * await client.keys.setLimits(keyId, { requests_per_minute: 60, max_concurrent_requests: 4 });
+   */
+  setLimits(keyId: string, limits: UsageLimits | null, options?: RequestOptions): Promise<ApiKey> {
+    return this.update(keyId, { limits }, options);
   }
 
   /** `DELETE /v1/admin/keys/{key_id}`: the key fails on its next use. */

@@ -2,7 +2,7 @@
  * Brute-force protection (`admin`): settings, bans of client IPs and of (IP, credential) pairs,
  * and locked accounts.
  */
-import type { BannedIp, BannedKey, LockedAccount, SecuritySettings, SecuritySettingsUpdate } from '../types.js';
+import type { BannedIp, BannedKey, LockedAccount, SecuritySettings, SecuritySettingsUpdate, UsageLimits } from '../types.js';
 import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
@@ -28,6 +28,14 @@ export class SecurityResource {
    */
   updateSettings(update: SecuritySettingsUpdate, options?: RequestOptions): Promise<SecuritySettings> {
     return unwrap(this.#api.PUT('/v1/admin/security/rate-limit', { ...this.#api.callInit(options), body: update }));
+  }
+
+  /**
+   * `PUT /v1/admin/security/rate-limit` with `default_key_limits`: the usage limits new keys get
+   * when their creator sets none (existing keys keep theirs); null for none.
+   */
+  setDefaultKeyLimits(limits: UsageLimits | null, options?: RequestOptions): Promise<SecuritySettings> {
+    return this.updateSettings({ default_key_limits: limits }, options);
   }
 
   /** `GET /v1/admin/security/banned-ips`: active IP bans with the time left. */

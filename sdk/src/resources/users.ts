@@ -1,7 +1,7 @@
 /**
  * User administration (`users:manage`).
  */
-import type { PermissionInput, User, UserCreate, UserPasswordSet, UserUpdate, Permission } from '../types.js';
+import type { PermissionInput, User, UserCreate, UserPasswordSet, UserUpdate, Permission, UsageLimits } from '../types.js';
 import type { RequestOptions } from '../request-options.js';
 import type { Api } from './api.js';
 import { unwrap } from './unwrap.js';
@@ -31,6 +31,17 @@ export class UsersResource {
   /** `PUT /v1/admin/users/{user_id}`: enable, disable or re-permission another user. */
   update(userId: string, body: UserUpdate, options?: RequestOptions): Promise<User> {
     return unwrap(this.#api.PUT('/v1/admin/users/{user_id}', { ...this.#api.callInit(options), params: { path: { user_id: userId } }, body }));
+  }
+
+  /**
+   * `PUT /v1/admin/users/{user_id}` with `limits`: replaces the user's usage limits, which apply to
+   * all of the user's calls, every key included; null removes them.
+   *
+   * @example
+   * await client.users.setLimits(userId, { tokens_per_minute: 100_000, token_budget: { tokens: 5_000_000, period: 'month' } });
+   */
+  setLimits(userId: string, limits: UsageLimits | null, options?: RequestOptions): Promise<User> {
+    return this.update(userId, { limits }, options);
   }
 
   /** `DELETE /v1/admin/users/{user_id}`: their keys and sessions go with them. */

@@ -18,6 +18,7 @@ import { oidcHandlers } from '../routes/oidc-routes.js';
 import { operationsHandlers } from '../routes/operations-routes.js';
 import { securityHandlers } from '../routes/security-routes.js';
 import { setupHandlers } from '../routes/setup-routes.js';
+import { usageHandlers } from '../routes/usage-routes.js';
 import { userHandlers } from '../routes/user-routes.js';
 import type { Services } from '../services/services.js';
 import { authorize, unauthenticated } from './authorize.js';
@@ -37,6 +38,7 @@ function allHandlers(services: Services): Handlers {
     ...operationsHandlers(services),
     ...securityHandlers(services),
     ...auditHandlers(services),
+    ...usageHandlers({ usage: services.usage, clock: services.clock }),
   };
 }
 

@@ -106,6 +106,7 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
     metrics,
     bruteForce,
     audit: new AuditService(storage.audit, trail),
+    usage: storage.usage,
   };
 }
 

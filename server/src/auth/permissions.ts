@@ -24,6 +24,7 @@ export const allPermissions: readonly Permission[] = [
   'virtualenv:delete',
   'logs:list',
   'monitor:view',
+  'usage:read_all',
   'admin',
 ];
 

@@ -1373,6 +1373,31 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage totals over time
+         * @description Metered model calls (chat, completions, embeddings) summed per hour or UTC day and grouped by
+         *     key, user or model, from `start` (inclusive) to `end` (exclusive), rounded out to whole
+         *     hours. Every caller sees their own calls; with `usage:read_all` everyone's, optionally
+         *     narrowed by `user_id`. An hourly report spans at most 31 days, a daily one at most 366.
+         *     `format=csv` answers the same rows as CSV with a header row (a field starting with `=`,
+         *     `+`, `-`, `@` or a tab is prefixed with `'`, as in the audit export).
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/audit/search": {
         parameters: {
             query?: never;
@@ -1484,20 +1509,20 @@ export type components = {
          * @description A permission of the spec's table. `admin` holds all of the others.
          * @enum {string}
          */
-        Permission: "models:list" | "models:read" | "models:write" | "models:register" | "keys:create" | "keys:manage" | "users:manage" | "cache:list" | "cache:delete" | "virtualenv:list" | "virtualenv:delete" | "logs:list" | "monitor:view" | "admin";
+        Permission: "models:list" | "models:read" | "models:write" | "models:register" | "keys:create" | "keys:manage" | "users:manage" | "cache:list" | "cache:delete" | "virtualenv:list" | "virtualenv:delete" | "logs:list" | "monitor:view" | "usage:read_all" | "admin";
         /**
          * @description A permission, or a deprecated legacy name mapped on input: `models:start` and `models:stop`
          *     → `models:write`, `models:add` and `models:unregister` → `models:register`.
          * @enum {string}
          */
-        PermissionInput: "models:list" | "models:read" | "models:write" | "models:register" | "keys:create" | "keys:manage" | "users:manage" | "cache:list" | "cache:delete" | "virtualenv:list" | "virtualenv:delete" | "logs:list" | "monitor:view" | "admin" | "models:start" | "models:stop" | "models:add" | "models:unregister";
+        PermissionInput: "models:list" | "models:read" | "models:write" | "models:register" | "keys:create" | "keys:manage" | "users:manage" | "cache:list" | "cache:delete" | "virtualenv:list" | "virtualenv:delete" | "logs:list" | "monitor:view" | "usage:read_all" | "admin" | "models:start" | "models:stop" | "models:add" | "models:unregister";
         /** @description Permissions; duplicates are merged. */
         PermissionInputList: components["schemas"]["PermissionInput"][];
         /**
          * @description A stable, machine-readable error code. The same strings are exported by the SDK.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "malformed_authorization_header" | "credentials_in_query" | "unsupported_media_type" | "payload_too_large" | "request_headers_too_large" | "request_timeout" | "password_too_short" | "password_too_long" | "password_too_common" | "missing_credentials" | "invalid_credentials" | "invalid_token" | "token_expired" | "invalid_api_key" | "api_key_expired" | "api_key_disabled" | "account_disabled" | "invalid_refresh_token" | "permission_denied" | "cannot_grant_unheld_permissions" | "target_holds_unheld_permissions" | "cannot_modify_self" | "current_password_incorrect" | "setup_already_completed" | "not_found" | "user_not_found" | "api_key_not_found" | "username_taken" | "last_admin" | "encryption_key_mismatch" | "api_key_undecryptable" | "ip_banned" | "key_banned" | "login_throttled" | "password_change_required" | "upstream_not_allowed" | "model_not_found" | "model_family_not_found" | "model_access_denied" | "model_uid_taken" | "model_family_exists" | "model_family_in_use" | "builtin_model_family" | "model_ability_unsupported" | "system_message_not_first" | "unsupported_model_engine" | "unsafe_path" | "entry_not_found" | "upstream_error" | "upstream_timeout" | "upstream_unreachable" | "oidc_not_configured" | "oidc_state_invalid" | "oidc_login_failed" | "oidc_username_conflict" | "oidc_provider_unreachable" | "oidc_code_invalid" | "oidc_device_flow_unsupported" | "oidc_authorization_pending" | "oidc_slow_down" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_request" | "malformed_authorization_header" | "credentials_in_query" | "unsupported_media_type" | "payload_too_large" | "request_headers_too_large" | "request_timeout" | "password_too_short" | "password_too_long" | "password_too_common" | "missing_credentials" | "invalid_credentials" | "invalid_token" | "token_expired" | "invalid_api_key" | "api_key_expired" | "api_key_disabled" | "account_disabled" | "invalid_refresh_token" | "permission_denied" | "cannot_grant_unheld_permissions" | "target_holds_unheld_permissions" | "cannot_modify_self" | "current_password_incorrect" | "setup_already_completed" | "not_found" | "user_not_found" | "api_key_not_found" | "username_taken" | "last_admin" | "encryption_key_mismatch" | "api_key_undecryptable" | "ip_banned" | "key_banned" | "login_throttled" | "password_change_required" | "upstream_not_allowed" | "model_not_found" | "model_family_not_found" | "model_access_denied" | "model_uid_taken" | "model_family_exists" | "model_family_in_use" | "builtin_model_family" | "model_ability_unsupported" | "system_message_not_first" | "unsupported_model_engine" | "unsafe_path" | "entry_not_found" | "upstream_error" | "upstream_timeout" | "upstream_unreachable" | "oidc_not_configured" | "oidc_state_invalid" | "oidc_login_failed" | "oidc_username_conflict" | "oidc_provider_unreachable" | "oidc_code_invalid" | "oidc_device_flow_unsupported" | "oidc_authorization_pending" | "oidc_slow_down" | "rate_limit_exceeded" | "budget_exceeded" | "internal_error" | "service_unavailable";
         /**
          * @description Every error. `detail` is read by the reference clients, `error` by OpenAI-style SDKs; both
          *     carry the same human message.
@@ -1595,6 +1620,8 @@ export type components = {
             enabled: boolean;
             must_change_password: boolean;
             permissions: components["schemas"]["Permission"][];
+            /** @description The user's usage limits, applying to all of the user's calls, every key included; null for none. */
+            limits?: null | components["schemas"]["UsageLimits"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -1609,6 +1636,11 @@ export type components = {
             /** @description A boolean, or 0 / 1 as the reference server stores it. */
             enabled?: boolean | (0 | 1);
             permissions?: components["schemas"]["PermissionInputList"];
+            /**
+             * @description Replaces the user's usage limits (all of the user's calls, every key included); null
+             *     removes them. Needs `users:manage` like every change of a user.
+             */
+            limits?: null | components["schemas"]["UsageLimits"];
         };
         UserPasswordSet: {
             new_password: components["schemas"]["Password"];
@@ -1746,6 +1778,12 @@ export type components = {
             model_permissions?: components["schemas"]["ModelPermissionList"];
             /** @description Narrows the owner's live permissions for calls made with this key; null for none. */
             permissions?: null | components["schemas"]["PermissionInputList"];
+            /**
+             * @description Usage limits of this key (docs/limits.md); null for none of its own (the owner's limits
+             *     still apply). Absent on create: the server-wide `default_key_limits`. None may exceed
+             *     the owner's limits.
+             */
+            limits?: null | components["schemas"]["UsageLimits"];
         };
         ApiKeyUpdate: {
             /** @description Null leaves the name unchanged (the reference web UI sends null for an emptied name). */
@@ -1760,6 +1798,8 @@ export type components = {
             /** @description Replaces the model restrictions; an empty list denies every model. */
             model_permissions?: components["schemas"]["ModelPermissionList"];
             permissions?: null | components["schemas"]["PermissionInputList"];
+            /** @description Replaces the key's usage limits; null removes them (the owner's still apply). None may exceed the owner's limits. */
+            limits?: null | components["schemas"]["UsageLimits"];
         };
         /** @description An API key as listed (never its plaintext). */
         ApiKey: components["schemas"]["ApiKeyFields"];
@@ -1798,6 +1838,8 @@ export type components = {
             rate_limit_ban_seconds: number | null;
             /** @description True when the key was encrypted with the encryption key in use now. */
             revealable: boolean;
+            /** @description The key's usage limits, every field present (null meaning no limit); null when the key has none of its own. */
+            limits?: null | components["schemas"]["UsageLimits"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -2249,11 +2291,79 @@ export type components = {
             ip: components["schemas"]["RateLimitRule"];
             key: components["schemas"]["RateLimitRule"];
             login: components["schemas"]["LoginLockoutRule"];
+            /** @description The usage limits a new key gets when its creator sets none; null for none. */
+            default_key_limits?: null | components["schemas"]["UsageLimits"];
         };
         SecuritySettingsUpdate: {
             ip?: components["schemas"]["RateLimitRuleUpdate"];
             key?: components["schemas"]["RateLimitRuleUpdate"];
             login?: components["schemas"]["LoginLockoutRuleUpdate"];
+            /** @description Replaces the usage limits new keys get when their creator sets none (existing keys keep theirs); null for none. */
+            default_key_limits?: null | components["schemas"]["UsageLimits"];
+        };
+        /** @description A limit; null (or absent) for no limit. */
+        UsageLimitValue: number | null;
+        /** @description At most `tokens` prompt + completion tokens per UTC day or calendar month; it starts again from zero at the next one. */
+        TokenBudget: {
+            tokens: number;
+            /** @enum {string} */
+            period: "day" | "month";
+        };
+        /** @description Per-minute limits of calls to one model (the name a call's `model` field gives). */
+        ModelUsageLimit: {
+            model: string;
+            requests_per_minute?: components["schemas"]["UsageLimitValue"];
+            tokens_per_minute?: components["schemas"]["UsageLimitValue"];
+        };
+        /**
+         * @description Usage limits (docs/limits.md). Every field is optional; absent or null means no limit.
+         *     Per-minute limits are GCRA rates (a full limit allows a burst of its size, then refills
+         *     evenly); tokens are prompt + completion tokens.
+         */
+        UsageLimits: {
+            requests_per_minute?: components["schemas"]["UsageLimitValue"];
+            tokens_per_minute?: components["schemas"]["UsageLimitValue"];
+            /** @description Model calls in flight at once (a stream counts until it ends). */
+            max_concurrent_requests?: number | null;
+            token_budget?: null | components["schemas"]["TokenBudget"];
+            /** @description Per-model limits (a key's); one entry per model, a later one replacing an earlier one. */
+            models?: components["schemas"]["ModelUsageLimit"][];
+        };
+        /**
+         * @description What the rows are grouped by besides time.
+         * @enum {string}
+         */
+        UsageGroupBy: "key" | "user" | "model";
+        /**
+         * @description The rows' time buckets (UTC).
+         * @enum {string}
+         */
+        UsageInterval: "hour" | "day";
+        UsageReportRow: {
+            period_start: components["schemas"]["Timestamp"];
+            /** @description The key id, user id or model name; null for calls without a key (a session) or without a user. */
+            group: string | null;
+            calls: number;
+            /** @description Calls that failed (an error answer, or a stream cut off). */
+            errors: number;
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens: number;
+            /** @description Calls whose tokens were estimated because the engine reported no `usage`. */
+            estimated_calls: number;
+            mean_latency_ms: number;
+        };
+        UsageReport: {
+            start: components["schemas"]["Timestamp"];
+            end: components["schemas"]["Timestamp"];
+            group_by: components["schemas"]["UsageGroupBy"];
+            interval: components["schemas"]["UsageInterval"];
+            /**
+             * @description `own`: the caller's own calls only; `all`: everyone's (`usage:read_all`).
+             * @enum {string}
+             */
+            scope: "own" | "all";
+            data: components["schemas"]["UsageReportRow"][];
         };
         /** @description An IPv4 or IPv6 address. */
         IpAddress: string;
@@ -2806,6 +2916,38 @@ export type components = {
                 "application/json": components["schemas"]["DeletedEntry"];
             };
         };
+        /**
+         * @description A usage limit of the key or its user refused the call (docs/limits.md): `rate_limit_exceeded`
+         *     (requests or tokens per minute, or requests in flight) or `budget_exceeded` (the day's or
+         *     month's token budget, until the next period in UTC). `Retry-After` and `retry-after-ms` say
+         *     when to retry; the `x-ratelimit-*` headers describe the limit.
+         */
+        UsageLimited: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "retry-after-ms": components["headers"]["RetryAfterMs"];
+                "x-ratelimit-limit-requests": components["headers"]["RateLimitLimitRequests"];
+                "x-ratelimit-remaining-requests": components["headers"]["RateLimitRemainingRequests"];
+                "x-ratelimit-reset-requests": components["headers"]["RateLimitResetRequests"];
+                "x-ratelimit-limit-tokens": components["headers"]["RateLimitLimitTokens"];
+                "x-ratelimit-remaining-tokens": components["headers"]["RateLimitRemainingTokens"];
+                "x-ratelimit-reset-tokens": components["headers"]["RateLimitResetTokens"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Rate limit reached: requests per minute of API key 0192f7a6-1a2b-7c3d-8e4f-5a6b7c8d9e0f is 60. Retry after the time in Retry-After.",
+                 *       "error": {
+                 *         "message": "Rate limit reached: requests per minute of API key 0192f7a6-1a2b-7c3d-8e4f-5a6b7c8d9e0f is 60. Retry after the time in Retry-After.",
+                 *         "type": "rate_limit_error",
+                 *         "code": "rate_limit_exceeded"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The model's upstream server failed or could not be reached. */
         BadGateway: {
             headers: {
@@ -2951,8 +3093,22 @@ export type components = {
         Deprecation: string;
         /** @description Always `Bearer`, with an `error` parameter when credentials were presented. */
         WWWAuthenticate: string;
-        /** @description Seconds to wait before trying again. */
+        /** @description Requests per minute allowed by the tightest request limit applying to the call (absent when none applies). */
+        RateLimitLimitRequests: string;
+        /** @description Requests that would be admitted now under that limit. */
+        RateLimitRemainingRequests: string;
+        /** @description Time until that limit is full again, as OpenAI writes it (`20ms`, `1s`, `1.5s`, `6m0s`). */
+        RateLimitResetRequests: string;
+        /** @description Tokens per minute allowed by the tightest token limit applying to the call (absent when none applies). */
+        RateLimitLimitTokens: string;
+        /** @description Tokens that would be admitted now under that limit. */
+        RateLimitRemainingTokens: string;
+        /** @description Time until that limit is full again (`20ms`, `1s`, `6m0s`). */
+        RateLimitResetTokens: string;
+        /** @description Seconds to wait before retrying (whole seconds, at least 1). */
         RetryAfter: string;
+        /** @description Milliseconds to wait before retrying (the `openai` package prefers it to `Retry-After`). */
+        RetryAfterMs: string;
     };
     pathItems: never;
 };
@@ -4750,6 +4906,12 @@ export interface operations {
             /** @description The completion, or (with `stream`) its chunks as server-sent events. */
             200: {
                 headers: {
+                    "x-ratelimit-limit-requests": components["headers"]["RateLimitLimitRequests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["RateLimitRemainingRequests"];
+                    "x-ratelimit-reset-requests": components["headers"]["RateLimitResetRequests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["RateLimitLimitTokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["RateLimitRemainingTokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["RateLimitResetTokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4789,6 +4951,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ModelNotFound"];
+            429: components["responses"]["UsageLimited"];
             502: components["responses"]["BadGateway"];
             504: components["responses"]["GatewayTimeout"];
         };
@@ -4815,6 +4978,12 @@ export interface operations {
             /** @description The completion, or (with `stream`) its chunks as server-sent events. */
             200: {
                 headers: {
+                    "x-ratelimit-limit-requests": components["headers"]["RateLimitLimitRequests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["RateLimitRemainingRequests"];
+                    "x-ratelimit-reset-requests": components["headers"]["RateLimitResetRequests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["RateLimitLimitTokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["RateLimitRemainingTokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["RateLimitResetTokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4851,6 +5020,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ModelNotFound"];
+            429: components["responses"]["UsageLimited"];
             502: components["responses"]["BadGateway"];
             504: components["responses"]["GatewayTimeout"];
         };
@@ -4877,6 +5047,12 @@ export interface operations {
             /** @description One embedding per input. */
             200: {
                 headers: {
+                    "x-ratelimit-limit-requests": components["headers"]["RateLimitLimitRequests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["RateLimitRemainingRequests"];
+                    "x-ratelimit-reset-requests": components["headers"]["RateLimitResetRequests"];
+                    "x-ratelimit-limit-tokens": components["headers"]["RateLimitLimitTokens"];
+                    "x-ratelimit-remaining-tokens": components["headers"]["RateLimitRemainingTokens"];
+                    "x-ratelimit-reset-tokens": components["headers"]["RateLimitResetTokens"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4908,6 +5084,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ModelNotFound"];
+            429: components["responses"]["UsageLimited"];
             502: components["responses"]["BadGateway"];
             504: components["responses"]["GatewayTimeout"];
         };
@@ -5343,6 +5520,75 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Unbanned"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description Start of the range (ISO 8601 or epoch milliseconds). Default `end` minus 7 days (daily) or 24 hours (hourly). */
+                start?: string;
+                /** @description End of the range (exclusive; ISO 8601 or epoch milliseconds). Default now. */
+                end?: string;
+                /** @description Group rows by key, user or model. Default `model`. */
+                group_by?: components["schemas"]["UsageGroupBy"];
+                /** @description Hourly or daily rows. Default `day`. */
+                interval?: components["schemas"]["UsageInterval"];
+                /** @description Only this user's calls (another user's needs `usage:read_all`). */
+                user_id?: components["schemas"]["Id"];
+                /** @description Only this key's calls. */
+                key_id?: components["schemas"]["Id"];
+                /** @description Only calls to this model. */
+                model?: string;
+                /** @description `json` (default) or `csv`. */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage rows, oldest bucket first, then by group. */
+            200: {
+                headers: {
+                    /** @description With `format=csv`: `attachment; filename="svc-usage-<time>.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "start": "2026-11-17T00:00:00.000Z",
+                     *       "end": "2026-11-24T00:00:00.000Z",
+                     *       "group_by": "model",
+                     *       "interval": "day",
+                     *       "scope": "own",
+                     *       "data": [
+                     *         {
+                     *           "period_start": "2026-11-23T00:00:00.000Z",
+                     *           "group": "llama-3",
+                     *           "calls": 42,
+                     *           "errors": 1,
+                     *           "prompt_tokens": 12000,
+                     *           "completion_tokens": 3400,
+                     *           "total_tokens": 15400,
+                     *           "estimated_calls": 0,
+                     *           "mean_latency_ms": 850
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UsageReport"];
+                    /**
+                     * @example period_start,group,calls,errors,prompt_tokens,completion_tokens,total_tokens,estimated_calls,mean_latency_ms
+                     *     2026-11-23T00:00:00.000Z,llama-3,42,1,12000,3400,15400,0,850
+                     */
+                    "text/csv": string;
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -16,6 +16,7 @@ import type { KeyService } from './key-service.js';
 import type { ManagedDirectory } from './managed-directory.js';
 import type { SessionService } from './session-service.js';
 import type { UserService } from './user-service.js';
+import type { UsageTotalsStore } from '../storage/port/usage.js';
 
 /** Whether the service can do its work now (`GET /status`). */
 export interface HealthCheck {
@@ -48,4 +49,6 @@ export interface Services {
   bruteForce: BruteForceService;
   /** Search, export and verification of the audit log, and this process's trail (null in benchmarks built without one). */
   audit: AuditService;
+  /** Metered usage totals (`GET /v1/usage`; issue 17). */
+  usage: UsageTotalsStore;
 }

@@ -68,6 +68,7 @@ export const operationWords: Record<keyof operations, string> = {
   getAuditFilterOptions: 'Listed audit filter choices',
   exportAudit: 'Exported the audit trail',
   verifyAudit: 'Verified the audit chain',
+  getUsage: 'Viewed usage',
   getUiConfig: 'Read the UI configuration',
   getClusterVersion: 'Checked the server version',
   getOidcLoginOptions: 'Checked the single sign-on options',

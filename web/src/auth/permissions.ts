@@ -11,7 +11,7 @@ export const permissionGroups: readonly { label: string; permissions: readonly P
   { label: 'API keys', permissions: ['keys:create', 'keys:manage'] },
   { label: 'Users', permissions: ['users:manage'] },
   { label: 'Cache and environments', permissions: ['cache:list', 'cache:delete', 'virtualenv:list', 'virtualenv:delete'] },
-  { label: 'Operations', permissions: ['logs:list', 'monitor:view'] },
+  { label: 'Operations', permissions: ['logs:list', 'monitor:view', 'usage:read_all'] },
   { label: 'Administration', permissions: ['admin'] },
 ];
 
@@ -30,6 +30,7 @@ export const permissionDescriptions: Readonly<Record<Permission, string>> = {
   'virtualenv:delete': 'Delete per-model virtual environments',
   'logs:list': 'View cluster logs',
   'monitor:view': 'View monitoring dashboards',
+  'usage:read_all': "See everyone's usage (own usage needs no permission)",
   admin: 'Everything above, plus security settings and the audit center',
 };
 

@@ -13,6 +13,7 @@ from .models import ModelsResource
 from .registrations import RegistrationsResource
 from .security import SecurityResource
 from .setup import SetupResource
+from .usage import UsageResource
 from .users import UsersResource
 
 __all__ = [
@@ -27,5 +28,6 @@ __all__ = [
     "RegistrationsResource",
     "SecurityResource",
     "SetupResource",
+    "UsageResource",
     "UsersResource",
 ]

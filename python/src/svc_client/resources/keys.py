@@ -6,7 +6,7 @@ from typing import List, Optional, Sequence, Union
 
 from .._not_given import NOT_GIVEN, NotGiven, given, present
 from .._requester import Requester
-from ..types import ApiKey, ApiKeyCreated, BannedIp, ModelPermission, Permission
+from ..types import ApiKey, ApiKeyCreated, BannedIp, ModelPermission, Permission, UsageLimits
 from ._paths import segment
 
 
@@ -53,6 +53,17 @@ class KeysResource:
             permissions=None if permissions is None else list(permissions),
         )
         return self._requester.json("POST", "/v1/admin/keys", body=body)
+
+    def set_limits(self, key_id: str, limits: Optional[UsageLimits]) -> ApiKey:
+        """``PUT /v1/admin/keys/{key_id}`` with ``limits``: replaces the key's usage limits (none may exceed its
+        owner's); None removes them, leaving the owner's.
+
+        Example::
+
+            client.keys.set_limits(key_id, {"requests_per_minute": 60, "max_concurrent_requests": 4})
+        """
+        body = {"limits": None if limits is None else dict(limits)}
+        return self._requester.json("PUT", f"/v1/admin/keys/{segment(key_id)}", body=body)
 
     def get(self, key_id: str) -> ApiKey:
         """``GET /v1/admin/keys/{key_id}``."""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping
+from typing import Any, List, Mapping, Optional
 
 from .._requester import Requester
-from ..types import BannedIp, BannedKey, LockedAccount, SecuritySettings
+from ..types import BannedIp, BannedKey, LockedAccount, SecuritySettings, UsageLimits
 
 
 class SecurityResource:
@@ -26,6 +26,12 @@ class SecurityResource:
             settings = client.security.update_settings({"key": {"ban_seconds": 600}})
         """
         body = {section: dict(fields) for section, fields in update.items()}
+        return self._requester.json("PUT", "/v1/admin/security/rate-limit", body=body)
+
+    def set_default_key_limits(self, limits: Optional[UsageLimits]) -> SecuritySettings:
+        """``PUT /v1/admin/security/rate-limit`` with ``default_key_limits``: the usage limits new keys get when
+        their creator sets none (existing keys keep theirs); None for none."""
+        body = {"default_key_limits": None if limits is None else dict(limits)}
         return self._requester.json("PUT", "/v1/admin/security/rate-limit", body=body)
 
     def list_banned_ips(self) -> List[BannedIp]:

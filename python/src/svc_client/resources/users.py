@@ -6,7 +6,7 @@ from typing import List, Optional, Sequence
 
 from .._not_given import present
 from .._requester import Requester
-from ..types import Permission, User
+from ..types import Permission, UsageLimits, User
 from ._paths import segment
 
 
@@ -51,6 +51,17 @@ class UsersResource:
             enabled=enabled,
             permissions=None if permissions is None else list(permissions),
         )
+        return self._requester.json("PUT", f"/v1/admin/users/{segment(user_id)}", body=body)
+
+    def set_limits(self, user_id: str, limits: Optional[UsageLimits]) -> User:
+        """``PUT /v1/admin/users/{user_id}`` with ``limits``: replaces the user's usage limits (all of the user's calls,
+        every key included); None removes them.
+
+        Example::
+
+            client.users.set_limits(user_id, {"tokens_per_minute": 100000, "token_budget": {"tokens": 5000000, "period": "month"}})
+        """
+        body = {"limits": None if limits is None else dict(limits)}
         return self._requester.json("PUT", f"/v1/admin/users/{segment(user_id)}", body=body)
 
     def delete(self, user_id: str) -> None:

@@ -17,6 +17,7 @@ import { apiKeyRateLimits } from './015-api-key-rate-limits.js';
 import { sqliteCacheEpochs } from './016-sqlite-cache-epochs.js';
 import { binaryAuditDigests } from './017-binary-audit-digests.js';
 import { oidcSchema } from './020-oidc.js';
+import { usageAndLimits } from './030-usage-and-limits.js';
 
 /** One schema step. */
 export interface Migration {
@@ -45,6 +46,7 @@ export const migrations: readonly Migration[] = [
   sqliteCacheEpochs,
   binaryAuditDigests,
   oidcSchema,
+  usageAndLimits,
 ];
 
 /** The migrations that a database at `currentVersion` still needs, in order. */

@@ -16,6 +16,7 @@ import type { OidcStore } from './oidc.js';
 import type { SessionStore } from './sessions.js';
 import type { SettingsStore } from './settings.js';
 import type { TableTransfer } from './transfer.js';
+import type { UsageStore } from './usage.js';
 import type { UserStore } from './users.js';
 
 export type * from './api-keys.js';
@@ -27,6 +28,7 @@ export type * from './models.js';
 export type * from './oidc.js';
 export type * from './sessions.js';
 export type * from './settings.js';
+export type * from './usage.js';
 export type * from './users.js';
 export type * from './transfer.js';
 export { transferTables, primaryKeyOf } from './transfer.js';
@@ -47,6 +49,8 @@ export interface Storage {
   readonly families: ModelFamilyStore;
   readonly oidc: OidcStore;
   readonly audit: AuditStore;
+  /** Usage totals and the usage limiters' shared counters (issue 17). */
+  readonly usage: UsageStore;
   readonly changes: ChangeFeed;
   /** Whole tables read and written as stored, for moving a deployment between adapters (`svc-migrate-storage`). */
   readonly transfer: TableTransfer;

@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { Storage, StorageTx, TransactionOptions } from '../port/index.js';
 import { PostgresApiKeyStore } from './api-key-store.js';
 import { PostgresAuditStore } from './audit-store.js';
+import { PostgresUsageStore } from './usage-store.js';
 import { PostgresBruteForceStore } from './brute-force-store.js';
 import { PostgresChangeFeed } from './change-feed.js';
 import { ChangeListener } from './change-listener.js';
@@ -70,6 +71,7 @@ export class PostgresStorage implements Storage {
   readonly families: PostgresModelFamilyStore;
   readonly oidc: PostgresOidcStore;
   readonly audit: PostgresAuditStore;
+  readonly usage: PostgresUsageStore;
   readonly changes: PostgresChangeFeed;
   readonly transfer: PostgresTableTransfer;
   readonly #pool: pg.Pool;
@@ -94,6 +96,7 @@ export class PostgresStorage implements Storage {
     this.families = new PostgresModelFamilyStore(sql);
     this.oidc = new PostgresOidcStore(sql);
     this.audit = new PostgresAuditStore(sql, this.#pool);
+    this.usage = new PostgresUsageStore(sql);
     this.changes = new PostgresChangeFeed(sql);
     this.transfer = new PostgresTableTransfer(this.#pool);
     this.#listener =

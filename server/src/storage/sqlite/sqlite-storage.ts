@@ -25,6 +25,7 @@ import type {
   StorageTx,
   TableTransfer,
   TransactionOptions,
+  UsageStore,
   UserStore,
 } from '../port/index.js';
 import { SqliteApiKeyStore } from './api-keys-store.js';
@@ -39,6 +40,7 @@ import { SqliteSessionStore } from './sessions-store.js';
 import { SqliteSettingsStore } from './settings-store.js';
 import { SqliteTableTransfer } from './table-transfer.js';
 import { statement, type Connections } from './statements.js';
+import { SqliteUsageStore } from './usage-store.js';
 import { SqliteUserStore } from './users-store.js';
 import { openGate, WriterMutex } from './writer-gate.js';
 
@@ -68,6 +70,7 @@ function stores(connections: Connections, path: string | null) {
     families: new SqliteModelFamilyStore(connections),
     oidc: new SqliteOidcStore(connections),
     audit: new SqliteAuditStore(connections, path),
+    usage: new SqliteUsageStore(connections),
   };
 }
 
@@ -83,6 +86,7 @@ export class SqliteStorage implements Storage {
   readonly families: ModelFamilyStore;
   readonly oidc: OidcStore;
   readonly audit: AuditStore;
+  readonly usage: UsageStore;
   /** Answers synchronously (`data_version`, then the cache epochs when it moved). */
   readonly changes: SqliteChangeFeed;
   readonly transfer: TableTransfer;
@@ -110,6 +114,7 @@ export class SqliteStorage implements Storage {
     this.oidc = root.oidc;
     this.audit = root.audit;
     this.transfer = new SqliteTableTransfer(reader, (work) => this.#exclusive(work));
+    this.usage = root.usage;
     const bound = stores({ read: writer, write: writer, gate: openGate }, path);
     this.#tx = {
       users: bound.users,

@@ -1,0 +1,120 @@
+/**
+ * Token budgets (per UTC day or month) shared by several processes: one counter per subject and
+ * period holds the tokens used (and leased); each process leases blocks of the budget and spends
+ * them without a round trip. A new period has a new counter, so a budget starts again from zero at
+ * the boundary. The old period's counter expires at its end.
+ */
+import type { LimitCounterStore } from '../storage/port/usage.js';
+import { periodBounds, type PeriodBounds } from './budget-period.js';
+import { resolveLeaseOptions, type LeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
+import type { TokenBudget } from './usage-limits.js';
+
+/** The answer of {@link BudgetLeases.take}. */
+export interface BudgetCheck {
+  allowed: boolean;
+  /** Tokens left in the period as this process knows it. */
+  remaining: number;
+  /** Milliseconds until the period ends (when refused: when to retry). */
+  resetMs: number;
+}
+
+interface LocalBlock {
+  units: number;
+  /** The shared counter (tokens used and leased in the period) when last seen. */
+  used: number;
+}
+
+/** Budget leases held by this process. */
+export class BudgetLeases {
+  readonly #store: LimitCounterStore;
+  readonly #options: ResolvedLeaseOptions;
+  readonly #local = new Map<string, LocalBlock>();
+
+  constructor(store: LimitCounterStore, options: LeaseOptions = {}) {
+    this.#store = store;
+    this.#options = resolveLeaseOptions(options);
+  }
+
+  /** Takes `cost` tokens of `subject`'s budget for the period holding `now`. */
+  async take(subject: string, budget: TokenBudget, cost: number, now: number): Promise<BudgetCheck> {
+    const period = periodBounds(now, budget.period);
+    const counter = counterName(subject, period);
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const local = this.#block(counter);
+      if (local.units >= cost) {
+        local.units -= cost;
+        return { allowed: true, ...this.#status(local, budget, period, now) };
+      }
+      const need = cost - local.units;
+      const want = Math.max(need, Math.ceil(budget.tokens * this.#options.budgetLeaseFraction));
+      const grant = await this.#store.update(counter, now, (current) => {
+        const used = current?.value ?? 0;
+        const left = budget.tokens - used;
+        if (left < need) return { next: null, result: { granted: 0, used } };
+        const granted = Math.min(want, left);
+        return { next: { value: used + granted, expiresAt: period.end }, result: { granted, used: used + granted } };
+      });
+      const after = this.#block(counter);
+      after.used = grant.used;
+      if (grant.granted === 0) return { allowed: false, ...this.#status(after, budget, period, now) };
+      after.units += grant.granted;
+      if (after.units >= cost) {
+        after.units -= cost;
+        return { allowed: true, ...this.#status(after, budget, period, now) };
+      }
+    }
+    return { allowed: false, ...this.#status(this.#block(counter), budget, period, now) };
+  }
+
+  /** Charges `tokens` more than were admitted: from the block, the rest on the counter (it may overdraw). */
+  async charge(subject: string, budget: TokenBudget, tokens: number, now: number): Promise<void> {
+    if (tokens <= 0) return;
+    const period = periodBounds(now, budget.period);
+    const counter = counterName(subject, period);
+    const local = this.#block(counter);
+    const fromBlock = Math.min(local.units, tokens);
+    local.units -= fromBlock;
+    const rest = tokens - fromBlock;
+    if (rest === 0) return;
+    this.#block(counter).used = await this.#store.update(counter, now, (current) => {
+      const used = (current?.value ?? 0) + rest;
+      return { next: { value: used, expiresAt: period.end }, result: used };
+    });
+  }
+
+  /** Gives back `tokens` admitted but not used, to this process's block of the current period. */
+  giveBack(subject: string, budget: TokenBudget, tokens: number, now: number): void {
+    if (tokens <= 0) return;
+    this.#block(counterName(subject, periodBounds(now, budget.period))).units += tokens;
+  }
+
+  /** The budget's state as this process knows it, without a round trip. */
+  status(subject: string, budget: TokenBudget, now: number): Omit<BudgetCheck, 'allowed'> {
+    const period = periodBounds(now, budget.period);
+    return this.#status(this.#block(counterName(subject, period)), budget, period, now);
+  }
+
+  /** Forgets the blocks of periods that ended before `now`. */
+  forgetEnded(now: number): void {
+    for (const counter of this.#local.keys()) {
+      const end = Number(counter.slice(counter.lastIndexOf('@') + 1).split('-')[1]);
+      if (end <= now) this.#local.delete(counter);
+    }
+  }
+
+  #status(local: LocalBlock, budget: TokenBudget, period: PeriodBounds, now: number): Omit<BudgetCheck, 'allowed'> {
+    return { remaining: Math.max(0, budget.tokens - local.used + local.units), resetMs: period.end - now };
+  }
+
+  #block(counter: string): LocalBlock {
+    let local = this.#local.get(counter);
+    if (local === undefined) {
+      local = { units: 0, used: 0 };
+      this.#local.set(counter, local);
+    }
+    return local;
+  }
+}
+
+/** The counter of one subject's budget in one period. */
+const counterName = (subject: string, period: PeriodBounds): string => `${subject}@${period.start}-${period.end}`;

@@ -1,0 +1,55 @@
+/**
+ * The in-process {@link LimitCounterStore}: counters and slots in maps, exact and immediate. For a
+ * single server process, and for tests of the limiters; several processes share counters through
+ * the database's store instead (`storage/sqlite/usage-store.ts`, `storage/postgres/usage-store.ts`).
+ */
+import type { LimitCounter, LimitCounterStore, LimitCounterUpdate } from '../storage/port/usage.js';
+
+/** Counters and concurrency slots of one process. */
+export class MemoryLimitCounterStore implements LimitCounterStore {
+  readonly #counters = new Map<string, LimitCounter>();
+  readonly #slots = new Map<string, Map<string, number>>();
+
+  update<Result>(subject: string, now: number, decide: (current: LimitCounter | null) => LimitCounterUpdate<Result>): Promise<Result> {
+    const stored = this.#counters.get(subject);
+    const { next, result } = decide(stored === undefined || stored.expiresAt <= now ? null : { ...stored });
+    if (next !== null) this.#counters.set(subject, { ...next });
+    return Promise.resolve(result);
+  }
+
+  acquireSlot(subject: string, holder: string, limit: number, now: number, expiresAt: number): Promise<boolean> {
+    const slots = this.#slots.get(subject) ?? new Map<string, number>();
+    for (const [other, expiry] of slots) if (expiry <= now) slots.delete(other);
+    if (!slots.has(holder) && slots.size >= limit) return Promise.resolve(false);
+    slots.set(holder, expiresAt);
+    this.#slots.set(subject, slots);
+    return Promise.resolve(true);
+  }
+
+  releaseSlot(subject: string, holder: string): Promise<void> {
+    const slots = this.#slots.get(subject);
+    slots?.delete(holder);
+    if (slots?.size === 0) this.#slots.delete(subject);
+    return Promise.resolve();
+  }
+
+  pruneExpired(now: number): Promise<number> {
+    let pruned = 0;
+    for (const [subject, counter] of this.#counters) {
+      if (counter.expiresAt <= now) {
+        this.#counters.delete(subject);
+        pruned += 1;
+      }
+    }
+    for (const [subject, slots] of this.#slots) {
+      for (const [holder, expiry] of slots) {
+        if (expiry <= now) {
+          slots.delete(holder);
+          pruned += 1;
+        }
+      }
+      if (slots.size === 0) this.#slots.delete(subject);
+    }
+    return Promise.resolve(pruned);
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Per-minute limits shared by several processes: each process leases blocks of a GCRA counter's
+ * capacity from the shared {@link LimitCounterStore} and admits requests from its block without a
+ * round trip, so a database sees one update per block, not per request. A block lapses after
+ * `rateLeaseTtlMs`, which bounds how much the processes together can exceed the limit (docs/limits.md).
+ */
+import type { LimitCounterStore } from '../storage/port/usage.js';
+import { advance, availableUnits, giveBack, lease, resetMs, type LeaseGrant, type Rate } from './gcra.js';
+import { resolveLeaseOptions, type LeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
+
+/** The state of one limit as this process sees it. */
+export interface RateStatus {
+  limit: number;
+  /** Units that conform now (this process's block plus what the shared counter had left when last seen). */
+  remaining: number;
+  /** Milliseconds until the limit is full again. */
+  resetMs: number;
+}
+
+/** The answer of {@link RateLeases.take}. */
+export interface RateCheck extends RateStatus {
+  allowed: boolean;
+  /** When refused: milliseconds until the request would conform (`Infinity`: never, it is larger than the limit). */
+  retryAfterMs: number;
+}
+
+interface LocalLease {
+  /** Leased units not used yet. */
+  units: number;
+  /** When the unused units lapse. */
+  expiresAt: number;
+  /** The shared counter's TAT when last seen. */
+  tat: number | null;
+}
+
+/** Leases of per-minute capacity held by this process. */
+export class RateLeases {
+  readonly #store: LimitCounterStore;
+  readonly #options: ResolvedLeaseOptions;
+  readonly #local = new Map<string, LocalLease>();
+
+  constructor(store: LimitCounterStore, options: LeaseOptions = {}) {
+    this.#store = store;
+    this.#options = resolveLeaseOptions(options);
+  }
+
+  /** Takes `cost` units of `subject`'s limit at `now`, from this process's block or a new lease. */
+  async take(subject: string, rate: Rate, cost: number, now: number): Promise<RateCheck> {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const local = this.#fresh(subject, now);
+      if (local.units >= cost) {
+        local.units -= cost;
+        return { allowed: true, retryAfterMs: 0, ...this.status(subject, rate, now) };
+      }
+      const need = cost - local.units;
+      const want = Math.max(need, Math.ceil(rate.limit * this.#options.rateLeaseFraction));
+      const grant = await this.#store.update<LeaseGrant>(subject, now, (current) => {
+        const granted = lease(current?.value ?? null, now, need, want, rate);
+        return { next: granted.granted > 0 ? { value: granted.tat, expiresAt: Math.ceil(granted.tat) + 1 } : null, result: granted };
+      });
+      const after = this.#fresh(subject, now);
+      after.tat = grant.tat;
+      if (grant.granted === 0) return { allowed: false, retryAfterMs: grant.retryAfterMs, ...this.status(subject, rate, now) };
+      after.units += grant.granted;
+      after.expiresAt = now + this.#options.rateLeaseTtlMs;
+      if (after.units >= cost) {
+        after.units -= cost;
+        return { allowed: true, retryAfterMs: 0, ...this.status(subject, rate, now) };
+      }
+      // Another request of this process used the block meanwhile: look again.
+    }
+    return { allowed: false, retryAfterMs: 0, ...this.status(subject, rate, now) };
+  }
+
+  /** Charges `units` more (a call that used more tokens than admitted): from the block, the rest on the counter. */
+  async charge(subject: string, rate: Rate, units: number, now: number): Promise<void> {
+    if (units <= 0) return;
+    const local = this.#fresh(subject, now);
+    const fromBlock = Math.min(local.units, units);
+    local.units -= fromBlock;
+    const rest = units - fromBlock;
+    if (rest === 0) return;
+    const tat = await this.#store.update(subject, now, (current) => {
+      const next = advance(current?.value ?? null, now, rest, rate);
+      return { next: { value: next, expiresAt: Math.ceil(next) + 1 }, result: next };
+    });
+    this.#fresh(subject, now).tat = tat;
+  }
+
+  /** Gives back `units` admitted but not used: to the live block, or else to the counter. */
+  async giveBack(subject: string, rate: Rate, units: number, now: number): Promise<void> {
+    if (units <= 0) return;
+    const local = this.#fresh(subject, now);
+    if (this.#options.rateLeaseTtlMs > 0 && local.expiresAt >= now) {
+      local.units += units;
+      return;
+    }
+    const tat = await this.#store.update(subject, now, (current) => {
+      if (current === null) return { next: null, result: null };
+      const next = giveBack(current.value, now, units, rate);
+      return { next: { value: next, expiresAt: Math.ceil(next) + 1 }, result: next };
+    });
+    this.#fresh(subject, now).tat = tat;
+  }
+
+  /** The limit's state as this process knows it, without a round trip. */
+  status(subject: string, rate: Rate, now: number): RateStatus {
+    const local = this.#fresh(subject, now);
+    return {
+      limit: rate.limit,
+      remaining: Math.min(rate.limit, local.units + availableUnits(local.tat, now, rate)),
+      resetMs: resetMs(local.tat, now),
+    };
+  }
+
+  /** Forgets limits that are full again and hold no block (bounds this process's memory). */
+  forgetIdle(now: number): void {
+    for (const [subject, local] of this.#local) {
+      if ((local.units === 0 || local.expiresAt <= now) && (local.tat === null || local.tat <= now)) this.#local.delete(subject);
+    }
+  }
+
+  /** The lease of `subject`; a lapsed block loses its units (the shared TAT it saw stays). */
+  #fresh(subject: string, now: number): LocalLease {
+    let local = this.#local.get(subject);
+    if (local === undefined) {
+      local = { units: 0, expiresAt: now, tat: null };
+      this.#local.set(subject, local);
+    } else if (local.expiresAt < now) {
+      local.units = 0;
+    }
+    return local;
+  }
+}

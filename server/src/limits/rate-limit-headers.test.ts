@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'vitest';
+import { formatDuration, rateLimitHeaders, retryAfterHeaders, tighter } from './rate-limit-headers.js';
+
+describe('rate-limit headers', () => {
+  it('write resets as OpenAI does (Go durations)', () => {
+    assert.equal(formatDuration(0), '0s');
+    assert.equal(formatDuration(20), '20ms');
+    assert.equal(formatDuration(19.2), '20ms');
+    assert.equal(formatDuration(1000), '1s');
+    assert.equal(formatDuration(1500), '1.5s');
+    assert.equal(formatDuration(1234), '1.234s');
+    assert.equal(formatDuration(360_000), '6m0s');
+    assert.equal(formatDuration(90_500), '1m30.5s');
+    assert.equal(formatDuration(3_600_000), '1h0m0s');
+    assert.equal(formatDuration(-5), '0s');
+  });
+
+  it('name limit, remaining and reset per dimension, and leave out a dimension without a limit', () => {
+    assert.deepEqual(rateLimitHeaders({ requests: { limit: 60, remaining: 59, resetMs: 1000 }, tokens: null }), {
+      'x-ratelimit-limit-requests': '60',
+      'x-ratelimit-remaining-requests': '59',
+      'x-ratelimit-reset-requests': '1s',
+    });
+    assert.deepEqual(rateLimitHeaders({ requests: null, tokens: { limit: 1000, remaining: -3, resetMs: 20 } }), {
+      'x-ratelimit-limit-tokens': '1000',
+      'x-ratelimit-remaining-tokens': '0',
+      'x-ratelimit-reset-tokens': '20ms',
+    });
+    assert.deepEqual(rateLimitHeaders({ requests: null, tokens: null }), {});
+  });
+
+  it('report the tightest of several limits', () => {
+    const key = { limit: 60, remaining: 10, resetMs: 50_000 };
+    const user = { limit: 1000, remaining: 5, resetMs: 1000 };
+    assert.equal(tighter(key, user), user);
+    assert.equal(tighter(null, key), key);
+    assert.equal(tighter({ ...key, remaining: 5 }, user)?.resetMs, 50_000);
+  });
+
+  it('give a retry time in whole seconds (at least one) and in milliseconds', () => {
+    assert.deepEqual(retryAfterHeaders(1200), { 'retry-after': '2', 'retry-after-ms': '1200' });
+    assert.deepEqual(retryAfterHeaders(0), { 'retry-after': '1', 'retry-after-ms': '0' });
+  });
+});

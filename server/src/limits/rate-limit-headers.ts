@@ -1,0 +1,66 @@
+/**
+ * The OpenAI-style rate-limit headers of a model answer, pure: `x-ratelimit-{limit,remaining,reset}-
+ * {requests,tokens}`, with resets written as OpenAI writes them (Go durations: `20ms`, `1s`, `6m0s`,
+ * `1.5s`), and on a 429 `retry-after` (whole seconds, rounded up) and `retry-after-ms` (which the
+ * `openai` package prefers).
+ */
+
+/** One dimension's state: the tightest limit that applies to the request. */
+export interface LimitState {
+  limit: number;
+  remaining: number;
+  resetMs: number;
+}
+
+/** The states to report; a dimension without a limit is left out. */
+export interface RateLimitState {
+  requests: LimitState | null;
+  tokens: LimitState | null;
+}
+
+/**
+ * `ms` as a Go duration string, as OpenAI's headers write it: below a second in whole milliseconds
+ * (`20ms`, `0s` for none), else hours, minutes and seconds with up to three decimals (`1s`, `1.5s`,
+ * `6m0s`, `1h0m0s`).
+ */
+export function formatDuration(ms: number): string {
+  const whole = Math.max(0, Math.ceil(ms));
+  if (whole === 0) return '0s';
+  if (whole < 1000) return `${whole}ms`;
+  const hours = Math.floor(whole / 3_600_000);
+  const minutes = Math.floor((whole % 3_600_000) / 60_000);
+  const seconds = (whole % 60_000) / 1000;
+  const secondsText = `${Number.isInteger(seconds) ? seconds : seconds.toFixed(3).replace(/0+$/, '')}s`;
+  if (hours > 0) return `${hours}h${minutes}m${secondsText}`;
+  if (minutes > 0) return `${minutes}m${secondsText}`;
+  return secondsText;
+}
+
+/** The tighter of two states (fewer remaining; on a tie, the later reset). */
+export function tighter(a: LimitState | null, b: LimitState | null): LimitState | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  if (a.remaining !== b.remaining) return a.remaining < b.remaining ? a : b;
+  return a.resetMs >= b.resetMs ? a : b;
+}
+
+/** The `x-ratelimit-*` headers of `state` (none for a dimension without a limit). */
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [dimension, limit] of [
+    ['requests', state.requests],
+    ['tokens', state.tokens],
+  ] as const) {
+    if (limit === null) continue;
+    headers[`x-ratelimit-limit-${dimension}`] = String(limit.limit);
+    headers[`x-ratelimit-remaining-${dimension}`] = String(Math.max(0, Math.floor(limit.remaining)));
+    headers[`x-ratelimit-reset-${dimension}`] = formatDuration(limit.resetMs);
+  }
+  return headers;
+}
+
+/** `retry-after` (seconds, at least 1) and `retry-after-ms` for a refusal that may be retried after `ms`. */
+export function retryAfterHeaders(ms: number): Record<string, string> {
+  const wait = Math.max(0, Math.ceil(ms));
+  return { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))), 'retry-after-ms': String(wait) };
+}

@@ -1,0 +1,111 @@
+/**
+ * The behaviour every adapter's usage store must show (migration 030), written against the port's
+ * {@link UsageStore} alone and run by each adapter's own test file (`sqlite/usage-store.test.ts`,
+ * `postgres/usage-store.test.ts`) until the usage store joins the port's `Storage` and this suite
+ * joins `describe.each(storageBackends)`.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'vitest';
+import type { LimitCounter, LimitCounterUpdate, UsageStore, UsageTotal } from '../port/usage.js';
+
+/** A fresh database behind one adapter, reachable as several stores (several processes or hosts). */
+export interface UsageStoreUnderTest {
+  readonly store: UsageStore;
+  another(): Promise<UsageStore>;
+  destroy(): Promise<void>;
+}
+
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 10, 24, 10);
+
+const total = (fields: Partial<UsageTotal> = {}): UsageTotal => ({
+  hourStart: T0,
+  keyId: 'key-a',
+  userId: 'user-a',
+  model: 'llama-3',
+  calls: 1,
+  errors: 0,
+  promptTokens: 10,
+  completionTokens: 5,
+  estimatedCalls: 0,
+  latencyMsSum: 100,
+  ...fields,
+});
+
+/** Adds `amount` to a counter that lives until `now + 60 s`. */
+const addTo =
+  (amount: number, now: number) =>
+  (current: LimitCounter | null): LimitCounterUpdate<number> => {
+    const value = (current?.value ?? 0) + amount;
+    return { next: { value, expiresAt: now + 60_000 }, result: value };
+  };
+
+/** Declares the suite for one adapter. */
+export function describeUsageStore(name: string, open: () => Promise<UsageStoreUnderTest>): void {
+  describe(`usage store (${name})`, () => {
+    let under: UsageStoreUnderTest;
+    beforeEach(async () => {
+      under = await open();
+    });
+    afterEach(() => under.destroy());
+
+    it('adds batches to hourly totals, summing rows of one hour, key, user and model, and keeps sessions and anonymous calls apart', async () => {
+      await under.store.add([total(), total({ promptTokens: 7, errors: 1, estimatedCalls: 1 }), total({ keyId: null }), total({ userId: null, keyId: null, model: 'echo' })]);
+      await under.store.add([total({ completionTokens: 1, latencyMsSum: 50 }), total({ hourStart: T0 + HOUR })]);
+      const rows = await under.store.totals({ start: T0, end: T0 + 2 * HOUR });
+      assert.deepEqual(rows, [
+        total({ keyId: null, userId: null, model: 'echo' }),
+        total({ keyId: null }),
+        total({ calls: 3, errors: 1, promptTokens: 27, completionTokens: 11, estimatedCalls: 1, latencyMsSum: 250 }),
+        total({ hourStart: T0 + HOUR }),
+      ]);
+    });
+
+    it('reads only the hours of [start, end) and only the asked user, key (null: no key) or model', async () => {
+      await under.store.add([total({ hourStart: T0 - HOUR }), total(), total({ userId: 'user-b', keyId: 'key-b' }), total({ keyId: null, model: 'echo' }), total({ hourStart: T0 + HOUR })]);
+      assert.equal((await under.store.totals({ start: T0, end: T0 + HOUR })).length, 3);
+      assert.deepEqual((await under.store.totals({ start: T0, end: T0 + HOUR, userId: 'user-b' })).map((row) => row.keyId), ['key-b']);
+      assert.deepEqual((await under.store.totals({ start: T0, end: T0 + HOUR, keyId: null })).map((row) => row.model), ['echo']);
+      assert.deepEqual((await under.store.totals({ start: T0 - HOUR, end: T0 + 2 * HOUR, model: 'echo' })).length, 1);
+      assert.deepEqual(await under.store.totals({ start: T0, end: T0 + HOUR, userId: 'nobody' }), []);
+    });
+
+    it('prunes the hours before a time and nothing after it', async () => {
+      await under.store.add([total({ hourStart: T0 - 2 * HOUR }), total({ hourStart: T0 - HOUR }), total()]);
+      assert.equal(await under.store.prune(T0 - HOUR), 1);
+      assert.deepEqual((await under.store.totals({ start: 0, end: T0 + HOUR })).map((row) => row.hourStart), [T0 - HOUR, T0]);
+    });
+
+    it('updates a counter atomically, forgets it once expired, and leaves it alone when the decision says so', async () => {
+      const { counters } = under.store;
+      assert.equal(await counters.update('rate:key:a', T0, addTo(5, T0)), 5);
+      assert.equal(await counters.update('rate:key:a', T0 + 1000, addTo(2, T0)), 7);
+      assert.equal(await counters.update('rate:key:a', T0 + 1000, () => ({ next: null, result: 'unchanged' })), 'unchanged');
+      assert.equal(await counters.update('rate:key:a', T0 + 60_000, addTo(1, T0 + 60_000)), 1, 'expired at T0 + 60 s: starts again');
+    });
+
+    it('serializes counter updates from several processes: none is lost', async () => {
+      const others = [under.store, await under.another(), await under.another()];
+      const updates = others.flatMap((store) => Array.from({ length: 20 }, () => store.counters.update('budget:user:a', T0, addTo(1, T0))));
+      const results = await Promise.all(updates);
+      assert.equal(Math.max(...results), 60);
+      assert.equal(new Set(results).size, 60, 'every update saw the one before it');
+    });
+
+    it('takes concurrency slots up to the limit across processes, gives them back, and frees expired ones', async () => {
+      const second = await under.another();
+      const taken = await Promise.all(
+        Array.from({ length: 6 }, (_, index) => (index % 2 === 0 ? under.store : second).counters.acquireSlot('key:a', `request-${index}`, 4, T0, T0 + 30_000)),
+      );
+      assert.equal(taken.filter(Boolean).length, 4);
+      const holder = `request-${taken.indexOf(true)}`;
+      await under.store.counters.releaseSlot('key:a', holder);
+      assert.equal(await second.counters.acquireSlot('key:a', 'request-late', 4, T0, T0 + 30_000), true);
+      assert.equal(await second.counters.acquireSlot('key:a', 'request-later', 4, T0, T0 + 30_000), false);
+      assert.equal(await second.counters.acquireSlot('key:a', 'request-later', 4, T0 + 30_000, T0 + 60_000), true, 'the expired slots went');
+      assert.equal(await second.counters.acquireSlot('key:a', 'request-later', 1, T0 + 30_000, T0 + 60_000), true, 'a holder renewing its own slot is not counted twice');
+      assert.ok((await under.store.counters.pruneExpired(T0 + 60_000)) >= 1);
+      assert.equal(await under.store.counters.acquireSlot('key:a', 'request-fresh', 1, T0 + 60_000, T0 + 90_000), true);
+    });
+  });
+}

@@ -1,0 +1,164 @@
+/**
+ * Usage totals and limiter counters on PostgreSQL (migration 030). Totals arrive in batches (one
+ * `INSERT … ON CONFLICT DO UPDATE` per batch, rows added up); a counter update is one transaction
+ * that locks the counter's row, so updates from several hosts serialize on it. The limiters call
+ * {@link PostgresLimitCounterStore.update} once per leased block of capacity, not once per request.
+ */
+import type { LimitCounter, LimitCounterStore, LimitCounterUpdate, UsageQuery, UsageStore, UsageTotal } from '../port/usage.js';
+import { mergeUsageTotals } from '../../limits/usage-meter.js';
+import type { Executor } from './executor.js';
+
+interface TotalRow {
+  hour_start: number;
+  key_id: string;
+  user_id: string;
+  model: string;
+  calls: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  estimated_calls: number;
+  latency_ms_sum: number;
+}
+
+/** '' stands for "no key" / "no user" in the primary key. */
+const stored = (id: string | null): string => id ?? '';
+const loaded = (id: string): string | null => (id === '' ? null : id);
+
+const toTotal = (row: TotalRow): UsageTotal => ({
+  hourStart: row.hour_start,
+  keyId: loaded(row.key_id),
+  userId: loaded(row.user_id),
+  model: row.model,
+  calls: row.calls,
+  errors: row.errors,
+  promptTokens: row.prompt_tokens,
+  completionTokens: row.completion_tokens,
+  estimatedCalls: row.estimated_calls,
+  latencyMsSum: row.latency_ms_sum,
+});
+
+const NUMBERS = ['calls', 'errors', 'prompt_tokens', 'completion_tokens', 'estimated_calls', 'latency_ms_sum'] as const;
+
+/** {@link LimitCounterStore} on PostgreSQL. */
+export class PostgresLimitCounterStore implements LimitCounterStore {
+  readonly #sql: Executor;
+
+  constructor(sql: Executor) {
+    this.#sql = sql;
+  }
+
+  update<Result>(subject: string, now: number, decide: (current: LimitCounter | null) => LimitCounterUpdate<Result>): Promise<Result> {
+    return this.#sql.atomically(async (tx) => {
+      const row = await tx.first<{ value: number; expires_at: number }>('SELECT value, expires_at FROM limit_counters WHERE subject = $1 FOR UPDATE', [subject]);
+      const current = row === null || row.expires_at <= now ? null : { value: row.value, expiresAt: row.expires_at };
+      const { next, result } = decide(current);
+      if (next !== null) {
+        // A missing row cannot be locked: two hosts may both insert it; the conflict makes the
+        // second one re-run its decision on the first one's row (the transaction is retried whole).
+        await tx.run(
+          `INSERT INTO limit_counters (subject, value, expires_at) VALUES ($1, $2, $3)
+           ON CONFLICT (subject) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
+           WHERE ${row === null ? 'false' : 'true'}`,
+          [subject, next.value, next.expiresAt],
+        ).then((changed) => {
+          if (changed === 0) throw new CounterRaceError();
+        });
+      }
+      return result;
+    }).catch((error: unknown) => {
+      if (error instanceof CounterRaceError) return this.update(subject, now, decide);
+      throw error;
+    });
+  }
+
+  async acquireSlot(subject: string, holder: string, limit: number, now: number, expiresAt: number): Promise<boolean> {
+    return this.#sql.atomically(async (tx) => {
+      // The lock on the subject's counter row serializes the count and the insert across hosts.
+      await tx.run(
+        `INSERT INTO limit_counters (subject, value, expires_at) VALUES ($1, 0, $2)
+         ON CONFLICT (subject) DO UPDATE SET expires_at = GREATEST(limit_counters.expires_at, excluded.expires_at)`,
+        [`slots:${subject}`, expiresAt],
+      );
+      await tx.first('SELECT 1 FROM limit_counters WHERE subject = $1 FOR UPDATE', [`slots:${subject}`]);
+      await tx.run('DELETE FROM limit_slots WHERE subject = $1 AND expires_at <= $2', [subject, now]);
+      const held = await tx.first<{ count: number }>('SELECT count(*)::integer AS count FROM limit_slots WHERE subject = $1 AND holder <> $2', [subject, holder]);
+      if ((held?.count ?? 0) >= limit) return false;
+      await tx.run(
+        'INSERT INTO limit_slots (subject, holder, expires_at) VALUES ($1, $2, $3) ON CONFLICT (subject, holder) DO UPDATE SET expires_at = excluded.expires_at',
+        [subject, holder, expiresAt],
+      );
+      return true;
+    });
+  }
+
+  async releaseSlot(subject: string, holder: string): Promise<void> {
+    await this.#sql.run('DELETE FROM limit_slots WHERE subject = $1 AND holder = $2', [subject, holder], { lookup: true });
+  }
+
+  async pruneExpired(now: number): Promise<number> {
+    const counters = await this.#sql.run('DELETE FROM limit_counters WHERE expires_at <= $1', [now]);
+    const slots = await this.#sql.run('DELETE FROM limit_slots WHERE expires_at <= $1', [now]);
+    return counters + slots;
+  }
+}
+
+/** Two hosts created the same counter at once: the loser decides again on the winner's row. */
+class CounterRaceError extends Error {}
+
+/** {@link UsageStore} on PostgreSQL. */
+export class PostgresUsageStore implements UsageStore {
+  readonly #sql: Executor;
+  readonly counters: PostgresLimitCounterStore;
+
+  constructor(sql: Executor) {
+    this.#sql = sql;
+    this.counters = new PostgresLimitCounterStore(sql);
+  }
+
+  async add(deltas: readonly UsageTotal[]): Promise<void> {
+    if (deltas.length === 0) return;
+    // One statement per batch: the batch's rows as arrays, unnested. Rows of one primary key are
+    // summed first (ON CONFLICT may not touch a row twice in one statement).
+    const merged = mergeUsageTotals(deltas);
+    await this.#sql.run(
+      `INSERT INTO usage_totals (hour_start, key_id, user_id, model, ${NUMBERS.join(', ')})
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[])
+       ON CONFLICT (hour_start, key_id, user_id, model) DO UPDATE SET
+         ${NUMBERS.map((column) => `${column} = usage_totals.${column} + excluded.${column}`).join(', ')}`,
+      [
+        merged.map((delta) => delta.hourStart),
+        merged.map((delta) => stored(delta.keyId)),
+        merged.map((delta) => stored(delta.userId)),
+        merged.map((delta) => delta.model),
+        merged.map((delta) => delta.calls),
+        merged.map((delta) => delta.errors),
+        merged.map((delta) => delta.promptTokens),
+        merged.map((delta) => delta.completionTokens),
+        merged.map((delta) => delta.estimatedCalls),
+        merged.map((delta) => delta.latencyMsSum),
+      ],
+    );
+  }
+
+  async totals(query: UsageQuery): Promise<UsageTotal[]> {
+    const rows = await this.#sql.rows<TotalRow>(
+      `SELECT * FROM usage_totals WHERE hour_start >= $1 AND hour_start < $2
+         AND ($3::text IS NULL OR user_id = $3) AND ($4::text IS NULL OR key_id = $4) AND ($5::text IS NULL OR model = $5)
+       ORDER BY hour_start, key_id, user_id, model`,
+      [
+        query.start,
+        query.end,
+        query.userId === undefined ? null : stored(query.userId),
+        query.keyId === undefined ? null : stored(query.keyId),
+        query.model ?? null,
+      ],
+      { lookup: true },
+    );
+    return rows.map(toTotal);
+  }
+
+  prune(before: number): Promise<number> {
+    return this.#sql.run('DELETE FROM usage_totals WHERE hour_start < $1', [before]);
+  }
+}
