@@ -16,6 +16,7 @@ const sqliteOnlyTests = [
   'test/src/security/offline-reset.test.ts',
   'test/src/security/hardening-offline.test.ts',
   'test/src/multi-process/crash-safety.test.ts',
+  'test/src/multi-process/two-processes-secret-files.test.ts',
 ];
 
 /** One project per workspace (and one for the browser tests), each with its own files. */

@@ -16,3 +16,20 @@ export { testSecuritySettings, seedSecuritySettings, type TestSecuritySettings }
 export { startPostgresCluster, startLocalPostgresCluster, withDatabase, type PostgresCluster } from './postgres-cluster.js';
 export { createTestDatabase, type TestDatabase } from './postgres-database.js';
 export { ManualClock, systemClock, type Clock } from '../runtime/clock.js';
+export {
+  openDatabaseAccess,
+  withDatabaseAccess,
+  holdWriteLock,
+  breakDatabase,
+  replaceWithEmptyDatabase,
+  searchStoredData,
+  signingSecretOf,
+  encryptionKeyOf,
+  postgresUrlOf,
+  sqliteDatabasePath,
+  storageConfigOfHome,
+  type DatabaseAccess,
+  type Statement,
+  type StoredDataSearch,
+} from './database-access.js';
+export { testStorageBackend, type TestStorageBackend } from './test-storage.js';

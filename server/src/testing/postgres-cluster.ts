@@ -26,6 +26,8 @@ export interface PostgresCluster {
   readonly url: string;
   /** False when the server is the one named by `SVC_TEST_DATABASE_URL` (it cannot be stopped). */
   readonly local: boolean;
+  /** The data directory of a local server (the tests that search the stored bytes read it), null for an external one. */
+  readonly dataDirectory: string | null;
   /** A new, empty database (or a copy of `template`); answers its URL. */
   createDatabase(options?: { template?: string; name?: string }): Promise<string>;
   /** Drops a database made by {@link createDatabase}, closing its connections. */
@@ -88,7 +90,7 @@ export async function startLocalPostgresCluster(): Promise<PostgresCluster> {
         if (error instanceof Error && /could not bind|Address already in use/i.test(error.message)) continue;
         throw error;
       }
-      return localCluster(`postgres://${SUPERUSER}:${password}@127.0.0.1:${port}/postgres`, server, base);
+      return localCluster(`postgres://${SUPERUSER}:${password}@127.0.0.1:${port}/postgres`, server, base, dataDirectory);
     }
     throw lastError instanceof Error ? lastError : new Error('postgres could not bind a port');
   } catch (error) {
@@ -265,11 +267,12 @@ class ServerProcess {
   }
 }
 
-function localCluster(url: string, server: ServerProcess, base: string): PostgresCluster {
+function localCluster(url: string, server: ServerProcess, base: string, dataDirectory: string): PostgresCluster {
   const databases = new DatabaseMaker(url);
   return {
     url,
     local: true,
+    dataDirectory,
     createDatabase: (options) => databases.create(options),
     dropDatabase: (databaseUrl) => databases.drop(databaseUrl),
     halt: () => server.stop(),
@@ -289,6 +292,7 @@ function externalCluster(url: string): PostgresCluster {
   return {
     url,
     local: false,
+    dataDirectory: null,
     createDatabase: (options) => databases.create(options),
     dropDatabase: (databaseUrl) => databases.drop(databaseUrl),
     halt: refuse('halt'),

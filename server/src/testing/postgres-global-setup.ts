@@ -15,6 +15,8 @@ declare module 'vitest' {
     svcPostgresUrl: string;
     /** The migrated template database each test's database is copied from. */
     svcPostgresTemplate: string;
+    /** The server's data directory when it is local, else '' (an external server's files are out of reach). */
+    svcPostgresDataDirectory: string;
   }
 }
 
@@ -27,6 +29,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await new PostgresMigrator(connectionConfig({ url: templateUrl })).migrate();
     project.provide('svcPostgresUrl', cluster.url);
     project.provide('svcPostgresTemplate', template);
+    project.provide('svcPostgresDataDirectory', cluster.dataDirectory ?? '');
   } catch (error) {
     await cluster.stop();
     throw error;

@@ -16,6 +16,7 @@ import {
   pollUntil,
   setupAdmin,
   startServerProcess,
+  storageConfigOfHome,
   type ContractClient,
   type LoggedInUser,
   type ServerProcess,
@@ -79,7 +80,7 @@ describe('brute-force state and audit chain shared by two processes', () => {
     await Promise.all(
       Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? a : b).request('GET', '/v1/auth/me', { token: admin.accessToken, headers: from(`198.51.100.${100 + (i % 50)}`) })),
     );
-    const storage = await openStorage({ kind: 'sqlite', path: join(home, 'auth', 'auth.db') });
+    const storage = await openStorage(await storageConfigOfHome(home));
     try {
       await recordOfflineAuditEvent(storage, { event_type: 'offline_check', action: 'test', status: 'success' });
     } finally {
@@ -94,7 +95,7 @@ describe('brute-force state and audit chain shared by two processes', () => {
     assert.ok((seen.at(-1) ?? 0) >= 60);
     const verified = await b.request('GET', '/v1/audit/verify', { token: admin.accessToken });
     assert.equal(verified.body.ok, true, verified.text);
-    const offline = await openStorage({ kind: 'sqlite', path: join(home, 'auth', 'auth.db') });
+    const offline = await openStorage(await storageConfigOfHome(home));
     try {
       const report = await verifyAuditChainOffline(offline);
       assert.equal(report.ok, true);

@@ -211,7 +211,7 @@ describe('SDK against the real server', () => {
     // its real secret, that the SDK still believes fresh: only the server's answer can trigger the refresh.
     const { header, payload } = decodeJwt(session.accessToken);
     const now = Math.floor(Date.now() / 1000);
-    const expired = forgeJwt(header, { ...payload, jti: randomUUID(), iat: now - 3600, exp: now - 1800 }, jwtSecret(ctx.server.home));
+    const expired = forgeJwt(header, { ...payload, jti: randomUUID(), iat: now - 3600, exp: now - 1800 }, await jwtSecret(ctx.server.home));
     store.set({ ...session, accessToken: expired, accessTokenExpiresAt: Date.now() + 3_600_000 });
     recorder.sent.length = 0;
 

@@ -5,17 +5,19 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { beforeAll, describe, it } from 'vitest';
 import { operationSpecs, ResponseValidator, type OperationSpec } from '@svc/server';
 import {
   adminCredentials,
   assertError,
+  breakDatabase,
   contractClient,
   createKey,
   createUser,
+  holdWriteLock,
   login,
+  replaceWithEmptyDatabase,
   setupAdmin,
   sleep,
   startServerProcess,
@@ -26,7 +28,7 @@ import {
   type ContractClient,
   type LoggedInUser,
 } from '@svc/server/testing';
-import { databasePath, decodeJwt, forgeJwt, jwtSecret, openDatabase, withDatabase } from './support.js';
+import { decodeJwt, forgeJwt, jwtSecret, withDatabase } from './support.js';
 
 /** The operation's path with every parameter replaced by a real id (a model that does not exist for model routes). */
 function concretePath(spec: OperationSpec, ids: { userId: string; keyId: string }): string {
@@ -321,14 +323,11 @@ describe('security: permissions and ownership (R30–R33)', () => {
 
   it('R31: the last enabled admin cannot be removed, even by two admins removing each other at the same moment', async () => {
     const enabledAdmins = () =>
-      withDatabase(
-        ctx.server.home,
-        (db) =>
-          db
-            .prepare("SELECT u.id FROM users u JOIN user_permissions p ON p.user_id = u.id WHERE u.enabled = 1 AND p.permission = 'admin'")
-            .pluck()
-            .all() as string[],
-        { readonly: true },
+      withDatabase(ctx.server.home, (db) =>
+        db.column<string>({
+          sqlite: "SELECT u.id FROM users u JOIN user_permissions p ON p.user_id = u.id WHERE u.enabled = 1 AND p.permission = 'admin'",
+          postgres: "SELECT u.id FROM users u JOIN user_permissions p ON p.user_id = u.id WHERE u.enabled AND p.permission = 'admin'",
+        }),
       );
     let first: LoggedInUser = { ...ctx.admin, ...(await freshTokens(ctx.server, ctx.admin)) };
     const removals: [string, (target: string) => [string, string, unknown]][] = [
@@ -338,7 +337,7 @@ describe('security: permissions and ownership (R30–R33)', () => {
     ];
     for (const [what, removal] of removals) {
       const second = await createUser(ctx.server, first.accessToken, ['admin']);
-      assert.equal(enabledAdmins().length, 2);
+      assert.equal((await enabledAdmins()).length, 2);
       const send = (caller: LoggedInUser, target: LoggedInUser) => {
         const [method, path, body] = removal(target.id);
         return ctx.server.request(method, path, body === undefined ? { token: caller.accessToken } : { token: caller.accessToken, body });
@@ -354,7 +353,7 @@ describe('security: permissions and ownership (R30–R33)', () => {
         if (refused.status === 409) assert.equal(refused.body.error.code, 'last_admin');
         if (refused.status === 403) assert.equal(refused.body.error.code, 'permission_denied');
       }
-      const remaining = enabledAdmins();
+      const remaining = await enabledAdmins();
       assert.equal(remaining.length, 1, `${what}: ${remaining.length} enabled admins remain`);
       // Continue with the survivor as "first".
       const survivor = remaining[0] === first.id ? first : second;
@@ -366,17 +365,21 @@ describe('security: permissions and ownership (R30–R33)', () => {
     // Each request's headers (and so its authentication) reach the server first; the bodies follow
     // only once both are in, so both handlers run with principals that were admins when authorised.
     // The second handler must then see that its target is the last enabled admin.
-    const enabledAdmins = () =>
-      withDatabase(
-        ctx.server.home,
-        (db) =>
-          db.prepare("SELECT count(*) FROM users u JOIN user_permissions p ON p.user_id = u.id WHERE u.enabled = 1 AND p.permission = 'admin'").pluck().get() as number,
-        { readonly: true },
+    const enabledAdmins = async () =>
+      Number(
+        (
+          await withDatabase(ctx.server.home, (db) =>
+            db.column<number | string>({
+              sqlite: "SELECT count(*) FROM users u JOIN user_permissions p ON p.user_id = u.id WHERE u.enabled = 1 AND p.permission = 'admin'",
+              postgres: "SELECT count(*) FROM users u JOIN user_permissions p ON p.user_id = u.id WHERE u.enabled AND p.permission = 'admin'",
+            }),
+          )
+        )[0],
       );
     const first = { ...ctx.admin, ...(await freshTokens(ctx.server, ctx.admin)) };
     for (const removal of [{ enabled: false }, { permissions: ['models:list'] }]) {
       const second = await createUser(ctx.server, first.accessToken, ['admin']);
-      assert.equal(enabledAdmins(), 2);
+      assert.equal(await enabledAdmins(), 2);
       const a = heldBodyRequest(ctx.server.baseUrl, 'PUT', `/v1/admin/users/${second.id}`, first.accessToken, removal);
       const b = heldBodyRequest(ctx.server.baseUrl, 'PUT', `/v1/admin/users/${first.id}`, second.accessToken, removal);
       await sleep(300);
@@ -385,7 +388,7 @@ describe('security: permissions and ownership (R30–R33)', () => {
       assert.equal(byFirst.status, 200, JSON.stringify(byFirst.body));
       assert.equal(bySecond.status, 409, JSON.stringify(bySecond.body));
       assert.equal((bySecond.body as { error: { code: string } }).error.code, 'last_admin');
-      assert.equal(enabledAdmins(), 1);
+      assert.equal(await enabledAdmins(), 1);
       const survivor = await ctx.server.request('GET', `/v1/admin/users/${first.id}`, { token: first.accessToken });
       assert.equal(survivor.body.enabled, true);
       assert.deepEqual(survivor.body.permissions, ['admin']);
@@ -454,7 +457,7 @@ describe('security: permissions and ownership (R30–R33)', () => {
 
   it('R33: a token re-signed with the real secret and extra scopes is still governed by the database', async () => {
     const nobody = await createUser(ctx.server, ctx.admin.accessToken, []);
-    const secret = jwtSecret(ctx.server.home);
+    const secret = await jwtSecret(ctx.server.home);
     const { header, payload } = decodeJwt(nobody.accessToken);
     assert.deepEqual(payload['scopes'], []);
     const widened = forgeJwt(header, {
@@ -544,15 +547,13 @@ describe('security: fail closed (R34)', () => {
         const client = contractClient(child.baseUrl);
         const owner = await setupAdmin(client);
         const target = await createUser(client, owner.accessToken, ['models:list']);
-        const db = openDatabase(home);
+        const release = await holdWriteLock(home);
         try {
-          db.exec('BEGIN EXCLUSIVE');
           const disable = await client.request('PUT', `/v1/admin/users/${target.id}`, { token: owner.accessToken, body: { enabled: false } });
           assertError(disable, 503, 'service_unavailable', `${disable.status} ${disable.text}`);
-          assert.ok(!/SQLITE|locked|\n\s+at /i.test(disable.text), 'database internals in the answer');
+          assert.ok(!/SQLITE|locked|lock timeout|\n\s+at /i.test(disable.text), 'database internals in the answer');
         } finally {
-          if (db.inTransaction) db.exec('ROLLBACK');
-          db.close();
+          await release();
         }
         // After the lock: the user was not disabled half-way, and the disable now works.
         const user = await client.request('GET', `/v1/admin/users/${target.id}`, { token: owner.accessToken });
@@ -566,6 +567,8 @@ describe('security: fail closed (R34)', () => {
     });
   });
 
+  // On PostgreSQL the corrupted file becomes a database that refuses every connection, and the
+  // missing file a database dropped and created again, empty (database-access.ts).
   it('R34: with the database corrupted under a running server, every protected operation answers 5xx or 401, never 2xx', async () => {
     await withTempHome('svc-r34-corrupt-', async (home) => {
       const child = await startServerProcess({ SVC_HOME: home });
@@ -578,10 +581,7 @@ describe('security: fail closed (R34)', () => {
         assert.equal((await client.request('GET', '/v1/auth/me', { token: owner.accessToken })).status, 200);
         assert.equal((await client.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
 
-        for (const suffix of ['', '-wal', '-shm']) {
-          const path = databasePath(home) + suffix;
-          writeFileSync(path, randomBytes(Math.max(statSync(path).size, 4096)));
-        }
+        await breakDatabase(home);
         for (const spec of operationSpecs.filter((s) => !s.isPublic)) {
           for (const [who, credential] of [
             ['admin token', owner.accessToken],
@@ -610,7 +610,7 @@ describe('security: fail closed (R34)', () => {
       const owner = await setupAdmin(first);
       const key = await createKey(first, owner.accessToken, { name: 'r34-missing' });
       await first.close();
-      for (const suffix of ['', '-wal', '-shm']) rmSync(databasePath(home) + suffix, { force: true });
+      await replaceWithEmptyDatabase(home);
 
       await withTestServer({ home }, async (second) => {
         for (const credential of [owner.accessToken, key.key]) {

@@ -1,10 +1,10 @@
 /**
  * Security requirements 21–28: API-key generation, format, storage at rest, reveal, transport and
- * revocation, checked over HTTP and against the raw bytes of the SQLite file.
+ * revocation, checked over HTTP and against the stored data (the raw bytes of the SQLite file, or
+ * PostgreSQL's tables and files).
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { writeFileSync, statSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { describe, it } from 'vitest';
 import {
@@ -16,17 +16,19 @@ import {
   createKey,
   createUser,
   login,
+  breakDatabase,
   ManualClock,
   setupAdmin,
   startServerProcess,
   startTestServer,
+  searchStoredData,
   useServerWithAdmin,
   withCharacterChanged,
   withTempHome,
   withTestServer,
   type TestResponse,
 } from '@svc/server/testing';
-import { databasePath, forgeJwt, jwtSecret, rawDatabaseFiles, withDatabase } from './support.js';
+import { forgeJwt, jwtSecret, withDatabase } from './support.js';
 
 /** The documented checksum: CRC32 of everything before it, as 6 base62 digits. */
 function checksumOf(text: string): string {
@@ -122,25 +124,22 @@ describe('security: API keys (R21–R28)', () => {
           ['hex', Buffer.from(Buffer.from(key).toString('hex'))],
           ['UTF-16', Buffer.from(key, 'utf16le')],
         ];
-        const search = (when: string) => {
-          const files = rawDatabaseFiles(home);
-          assert.ok(files.some((f) => f.name.endsWith('auth.db')), 'auth.db not found');
-          for (const { name, bytes } of files) {
-            for (const key of keys) {
-              for (const [form, needle] of forms(key)) {
-                assert.equal(bytes.indexOf(needle), -1, `${when}: ${form} found in ${name}`);
-              }
-            }
-          }
-          return files.map((f) => f.name);
+        // SQLite: the raw bytes of auth.db and its WAL. PostgreSQL: every table dumped as text and,
+        // with the run's own cluster, this database's files and the write-ahead log.
+        const search = async (when: string) => {
+          const needles = keys.flatMap((key) => forms(key).map(([form, bytes]) => ({ label: form, bytes })));
+          const result = await searchStoredData(home, needles);
+          assert.deepEqual(result.found, [], `${when}: found`);
+          assert.ok(result.searched.has('database') || result.searched.has('dump'), `${when}: the stored data was not searched`);
+          return result;
         };
-        const searched = search('while running');
-        assert.ok(searched.some((name) => name.endsWith('-wal')), 'the WAL was not searched');
+        const { searched, filesInReach } = await search('while running');
+        if (filesInReach) assert.ok(searched.has('log'), 'the write-ahead log was not searched');
         await own.close();
         stopped = true;
-        search('after shutdown');
+        await search('after shutdown');
         // The lookup digest is stored instead (and is not the key).
-        const digests = withDatabase(home, (db) => db.prepare('SELECT key_hash FROM api_keys').pluck().all() as Buffer[], { readonly: true });
+        const digests = await withDatabase(home, (db) => db.column<Buffer>('SELECT key_hash FROM api_keys'));
         for (const key of keys) assert.ok(digests.some((d) => d.equals(createHash('sha256').update(key).digest())));
       } finally {
         if (!stopped) await own.close();
@@ -150,9 +149,7 @@ describe('security: API keys (R21–R28)', () => {
 
   it('R24: every ciphertext has its own random nonce, and ciphertexts of different keys differ', async () => {
     for (let i = 0; i < 5; i += 1) await createKey(ctx.server, ctx.admin.accessToken, { name: `r24-${i}` });
-    const rows = withDatabase(ctx.server.home, (db) => db.prepare('SELECT id, ciphertext FROM api_keys').all() as { id: string; ciphertext: Buffer }[], {
-      readonly: true,
-    });
+    const rows = await withDatabase(ctx.server.home, (db) => db.all<{ id: string; ciphertext: Buffer }>('SELECT id, ciphertext FROM api_keys'));
     assert.ok(rows.length >= 5);
     const nonces = new Set<string>();
     const ciphertexts = new Set<string>();
@@ -172,10 +169,11 @@ describe('security: API keys (R21–R28)', () => {
     const donor = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r24-donor' });
     const reveal = (id: string) => ctx.server.request('GET', `/v1/admin/keys/${id}/reveal`, { token: ctx.admin.accessToken });
     assert.equal((await reveal(victim.id)).body.key, victim.key);
-    const original = withDatabase(ctx.server.home, (db) => db.prepare('SELECT ciphertext FROM api_keys WHERE id = ?').pluck().get(victim.id) as Buffer);
-    const donorCiphertext = withDatabase(ctx.server.home, (db) => db.prepare('SELECT ciphertext FROM api_keys WHERE id = ?').pluck().get(donor.id) as Buffer);
-    const setCiphertext = (value: Buffer) =>
-      withDatabase(ctx.server.home, (db) => db.prepare('UPDATE api_keys SET ciphertext = ? WHERE id = ?').run(value, victim.id));
+    const ciphertextOf = async (id: string) => (await withDatabase(ctx.server.home, (db) => db.column<Buffer>('SELECT ciphertext FROM api_keys WHERE id = ?', [id])))[0] as Buffer;
+    const original = await ciphertextOf(victim.id);
+    const donorCiphertext = await ciphertextOf(donor.id);
+    const setCiphertext = async (value: Buffer) =>
+      assert.equal(await withDatabase(ctx.server.home, (db) => db.run('UPDATE api_keys SET ciphertext = ? WHERE id = ?', [value, victim.id])), 1);
 
     const flipped = (index: number) => {
       const copy = Buffer.from(original);
@@ -192,7 +190,7 @@ describe('security: API keys (R21–R28)', () => {
       ['another row\'s ciphertext (bound to its row id)', donorCiphertext],
     ];
     for (const [what, value] of tampered) {
-      setCiphertext(value);
+      await setCiphertext(value);
       const response = await reveal(victim.id);
       assertError(response, 409, 'api_key_undecryptable', `${what}: ${response.text}`);
       assert.ok(!response.text.includes(donor.key), `${what}: another key's plaintext leaked`);
@@ -200,7 +198,7 @@ describe('security: API keys (R21–R28)', () => {
       const auth = await me(victim.key);
       assert.equal(auth.status, 200, `${what}: the key stopped authenticating`);
     }
-    setCiphertext(original);
+    await setCiphertext(original);
     assert.equal((await reveal(victim.id)).body.key, victim.key);
   });
 
@@ -219,19 +217,19 @@ describe('security: API keys (R21–R28)', () => {
     const created = await createKey(ctx.server, ctx.admin.accessToken, { name: 'r25' });
     const tokens = await login(ctx.server, adminCredentials.username, adminCredentials.password);
     const sha256 = (text: string) => createHash('sha256').update(text).digest();
-    withDatabase(
-      ctx.server.home,
-      (db) => {
-        const keyHash = db.prepare('SELECT key_hash FROM api_keys WHERE id = ?').pluck().get(created.id) as Buffer;
-        assert.ok(keyHash.equals(sha256(created.key)));
-        const refreshHashes = db.prepare('SELECT token_hash FROM refresh_tokens').pluck().all() as Buffer[];
-        assert.ok(refreshHashes.every((h) => h.length === 32));
-        assert.ok(refreshHashes.some((h) => h.equals(sha256(tokens.refresh_token))));
-        const columns = db.prepare("SELECT name FROM pragma_table_info('api_keys')").pluck().all() as string[];
-        assert.ok(!columns.some((c) => /^(key|plaintext|secret)$/.test(c)), `a plaintext column: ${columns.join(',')}`);
-      },
-      { readonly: true },
-    );
+    await withDatabase(ctx.server.home, async (db) => {
+      const [keyHash] = await db.column<Buffer>('SELECT key_hash FROM api_keys WHERE id = ?', [created.id]);
+      assert.ok(keyHash?.equals(sha256(created.key)));
+      const refreshHashes = await db.column<Buffer>('SELECT token_hash FROM refresh_tokens');
+      assert.ok(refreshHashes.every((h) => h.length === 32));
+      assert.ok(refreshHashes.some((h) => h.equals(sha256(tokens.refresh_token))));
+      const columns = await db.column<string>({
+        sqlite: "SELECT name FROM pragma_table_info('api_keys')",
+        postgres: "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'api_keys'",
+      });
+      assert.ok(columns.includes('key_hash'), `the columns were not read: ${columns.join(',')}`);
+      assert.ok(!columns.some((c) => /^(key|plaintext|secret)$/.test(c)), `a plaintext column: ${columns.join(',')}`);
+    });
   });
 
   it('R26: reveal needs keys:manage, also through a key narrowed below it', async () => {
@@ -385,8 +383,10 @@ describe('security: API keys (R21–R28)', () => {
 });
 
 describe('security: malformed keys are refused before any database lookup (R22)', () => {
-  // How this proves "before any database lookup": the database files of a running server are
-  // overwritten with garbage, so every statement the server runs fails (SQLITE_NOTADB → 503). A key
+  // How this proves "before any database lookup": the database of a running server is taken away
+  // (SQLite: its files overwritten with garbage, so every statement fails with SQLITE_NOTADB;
+  // PostgreSQL: the database refuses connections and the open ones are ended), so every statement
+  // the server runs fails (503). A key
   // with a broken checksum, and a token with a bad signature, still get their 401 — nothing was
   // read from the database for them — while well-formed credentials answer 503 because they did
   // need the database (fail closed, R34).
@@ -399,12 +399,9 @@ describe('security: malformed keys are refused before any database lookup (R22)'
         const { key } = await createKey(client, owner.accessToken, { name: 'r22-db' });
         assert.equal((await client.request('GET', '/v1/auth/me', { token: key })).status, 200);
         const badSignature = forgeJwt({ alg: 'HS256', typ: 'at+jwt' }, { sub: owner.id, ver: 0, exp: Math.floor(Date.now() / 1000) + 600 }, 'not the secret');
-        assert.ok(jwtSecret(home).length >= 64);
+        assert.ok((await jwtSecret(home)).length >= 64);
 
-        for (const suffix of ['', '-wal', '-shm']) {
-          const path = databasePath(home) + suffix;
-          writeFileSync(path, randomBytes(Math.max(statSync(path).size, 4096)));
-        }
+        await breakDatabase(home);
         const broken = withCharacterChanged(key, key.length - 1);
         const malformed = await client.request('GET', '/v1/auth/me', { token: broken });
         assertError(malformed, 401, 'invalid_api_key', `a broken-checksum key needed the database: ${malformed.text}`);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { describe, it } from 'vitest';
 import { entryPoint, nodeArguments, setupAdmin, withTestServer } from '@svc/server/testing';
-import { databasePath, withDatabase } from './support.js';
+import { databasePath, withSqliteFile } from './support.js';
 
 const cli = entryPoint('../../../server/src/bin/svc-audit-verify', import.meta.url);
 
@@ -28,8 +28,8 @@ describe('svc-audit-verify', () => {
       const report = JSON.parse(intact.stdout) as { ok: boolean; checked: number };
       assert.equal(report.ok, true);
       assert.ok(report.checked >= 3);
-      const second = withDatabase(server.home, (db) => db.prepare('SELECT id FROM audit_log ORDER BY id LIMIT 1 OFFSET 1').pluck().get()) as number;
-      withDatabase(server.home, (db) => db.prepare("UPDATE audit_log SET client_ip = '10.6.6.6' WHERE id = ?").run(second));
+      const second = withSqliteFile(server.home, (db) => db.prepare('SELECT id FROM audit_log ORDER BY id LIMIT 1 OFFSET 1').pluck().get()) as number;
+      withSqliteFile(server.home, (db) => db.prepare("UPDATE audit_log SET client_ip = '10.6.6.6' WHERE id = ?").run(second));
       const broken = await run(['--db-path', databasePath(server.home)]);
       assert.equal(broken.code, 1);
       assert.equal(broken.stdout.trim(), `audit chain broken at record ${second} (record_altered) after 1 intact records`);

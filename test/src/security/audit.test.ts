@@ -12,13 +12,15 @@ import {
   assertError,
   createKey,
   createUser,
+  searchStoredData,
   setupAdmin,
+  storageConfigOfHome,
   useServer,
   withTestServer,
   type LoggedInUser,
   type TestServer,
 } from '@svc/server/testing';
-import { databasePath, rawDatabaseFiles, withDatabase } from './support.js';
+import { withDatabase } from './support.js';
 
 const from = (ip: string) => ({ 'x-forwarded-for': ip });
 
@@ -60,7 +62,7 @@ describe('security: audit trail (R35–R38)', () => {
     const doomed = await createUser(server, token, []);
     await server.request('DELETE', `/v1/admin/users/${doomed.id}`, { token });
     // An offline tool's event (svc-reset-auth-password records one like it).
-    const storage = await openStorage({ kind: 'sqlite', path: databasePath(server.home) });
+    const storage = await openStorage(await storageConfigOfHome(server.home));
     try {
       await recordOfflineAuditEvent(storage, { event_type: 'offline_password_reset', action: 'svc-reset-auth-password', status: 'success', username: 'admin' });
     } finally {
@@ -139,13 +141,15 @@ describe('security: audit trail (R35–R38)', () => {
   it('R37: no password, token or key of this run is anywhere in the database files (WAL included)', async () => {
     const server = handle.server;
     await search(server, admin.accessToken, {}); // flushes this process's queue
-    const files = rawDatabaseFiles(server.home);
-    assert.ok(files.some((file) => file.name.endsWith('-wal')), 'the WAL is searched too');
-    for (const secret of secrets) {
-      for (const file of files) {
-        assert.equal(file.bytes.includes(Buffer.from(secret)), false, `${file.name} holds a secret of this run (${secret.slice(0, 6)}…)`);
-      }
-    }
+    // SQLite: the raw bytes of the file and its WAL. PostgreSQL: every table as text, and with the
+    // run's own cluster this database's files and the write-ahead log.
+    const { searched, found, filesInReach } = await searchStoredData(
+      server.home,
+      secrets.map((secret) => ({ label: `a secret of this run (${secret.slice(0, 6)}…)`, bytes: Buffer.from(secret) })),
+    );
+    assert.deepEqual(found, []);
+    if (filesInReach) assert.ok(searched.has('log'), 'the write-ahead log is searched too');
+    assert.ok(searched.has('database') || searched.has('dump'), 'the stored data was not searched');
   });
 
   it('R38: a username with CR LF stays one field of one record in the database, the exports and the API (an unknown one as its marker)', async () => {
@@ -156,7 +160,7 @@ describe('security: audit trail (R35–R38)', () => {
     assert.equal(hits.length, 1);
     // No account has this name: the trail keeps its keyed marker, never the text (issue 14, H12).
     assert.match(String(hits[0]?.['user']), /^unknown-user:[0-9a-f]{16}$/);
-    const stored = withDatabase(server.home, (db) => db.prepare("SELECT username FROM audit_log WHERE client_ip = '203.0.113.99'").pluck().all()) as string[];
+    const stored = await withDatabase(server.home, (db) => db.column<string>("SELECT username FROM audit_log WHERE client_ip = '203.0.113.99'"));
     assert.deepEqual(stored, [hits[0]?.['user']]);
     for (const format of ['csv', 'jsonl']) {
       const exported = await server.request('GET', `/v1/audit/export?format=${format}&client_ip=203.0.113.99&time_from=now-1h`, { token: admin.accessToken });
@@ -252,24 +256,26 @@ describe('security: audit access and integrity (R39)', () => {
       assert.equal(intact.body.ok, true, intact.text);
       assert.ok(intact.body.checked >= 7);
       assert.match(intact.body.head_hash, /^[0-9a-f]{64}$/);
-      const ids = withDatabase(server.home, (db) => db.prepare('SELECT id FROM audit_log ORDER BY id').pluck().all()) as number[];
+      const ids = await withDatabase(server.home, (db) => db.column<number>('SELECT id FROM audit_log ORDER BY id'));
       const edited = ids[3] as number;
-      withDatabase(server.home, (db) => db.prepare("UPDATE audit_log SET username = 'mallory' WHERE id = ?").run(edited));
+      assert.equal(await withDatabase(server.home, (db) => db.run("UPDATE audit_log SET username = 'mallory' WHERE id = ?", [edited])), 1);
       const afterEdit = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
       assert.deepEqual([afterEdit.body.ok, afterEdit.body.first_broken_id, afterEdit.body.reason], [false, edited, 'record_altered']);
       // Overwriting the edited record's stored hash with garbage does not hide the edit.
-      withDatabase(server.home, (db) => db.prepare('UPDATE audit_log SET hash = ? WHERE id = ?').run(Buffer.alloc(32, 0xff), edited));
+      assert.equal(await withDatabase(server.home, (db) => db.run('UPDATE audit_log SET hash = ? WHERE id = ?', [Buffer.alloc(32, 0xff), edited])), 1);
       const overwritten = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
       assert.equal(overwritten.body.first_broken_id, edited, 'its stored hash no longer matches its content');
       // Re-chaining the edited record correctly only moves the break to the next record.
-      withDatabase(server.home, (db) => {
+      await withDatabase(server.home, async (db) => {
         // The digests are stored as 32 raw bytes (migration 017).
-        const row = db.prepare('SELECT * FROM audit_log WHERE id = ?').get(edited) as Omit<StoredAuditEntry, 'prev_hash'> & { prev_hash: Buffer };
-        db.prepare('UPDATE audit_log SET hash = ? WHERE id = ?').run(Buffer.from(chainHash(row.prev_hash.toString('hex'), row), 'hex'), edited);
+        const [row] = await db.all<Omit<StoredAuditEntry, 'prev_hash'> & { prev_hash: Buffer }>('SELECT * FROM audit_log WHERE id = ?', [edited]);
+        assert.ok(row !== undefined);
+        const rechained = Buffer.from(chainHash(row.prev_hash.toString('hex'), row), 'hex');
+        assert.equal(await db.run('UPDATE audit_log SET hash = ? WHERE id = ?', [rechained, edited]), 1);
       });
       const rechained = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
       assert.deepEqual([rechained.body.ok, rechained.body.first_broken_id, rechained.body.reason], [false, ids[4], 'previous_hash_mismatch']);
-      withDatabase(server.home, (db) => db.prepare('DELETE FROM audit_log WHERE id = ?').run(edited));
+      assert.equal(await withDatabase(server.home, (db) => db.run('DELETE FROM audit_log WHERE id = ?', [edited])), 1);
       const afterDelete = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
       assert.deepEqual([afterDelete.body.ok, afterDelete.body.first_broken_id, afterDelete.body.reason], [false, ids[4], 'previous_hash_mismatch']);
     });

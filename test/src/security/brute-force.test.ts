@@ -48,10 +48,10 @@ describe('security: login lockout per account (R8–R10)', () => {
       const bob = await createUser(server, admin.accessToken, ['models:list']);
       const wrong: TestResponse[] = [];
       for (let i = 0; i < 3; i += 1) wrong.push(await badLogin(server, bob.username, `203.0.113.${i + 1}`));
-      const stored = withDatabase(server.home, (db) => db.prepare("SELECT failures, lockouts, banned_until FROM brute_force_entries WHERE scope = 'account' AND subject = ?").get(bob.id)) as {
-        lockouts: number;
-        banned_until: number;
-      };
+      const [stored] = await withDatabase(server.home, (db) =>
+        db.all<{ lockouts: number; banned_until: number }>("SELECT failures, lockouts, banned_until FROM brute_force_entries WHERE scope = 'account' AND subject = ?", [bob.id]),
+      );
+      assert.ok(stored !== undefined, 'no counter stored for the account');
       assert.equal(stored.lockouts, 1, 'the lockout is stored in the database');
       assert.ok(stored.banned_until > Date.now());
 

@@ -41,10 +41,11 @@ function sendLogin(socket: Socket, username: string, password: string, ip: strin
 }
 
 /** A brute-force counter row, read from the database. */
-function counter(server: TestServer, scope: string, subject: string): { failures: number; lockouts: number; banned_until: number | null } | undefined {
-  return withDatabase(server.home, (db) => db.prepare('SELECT failures, lockouts, banned_until FROM brute_force_entries WHERE scope = ? AND subject = ?').get(scope, subject)) as
-    | { failures: number; lockouts: number; banned_until: number | null }
-    | undefined;
+async function counter(server: TestServer, scope: string, subject: string): Promise<{ failures: number; lockouts: number; banned_until: number | null } | undefined> {
+  const rows = await withDatabase(server.home, (db) =>
+    db.all<{ failures: number; lockouts: number; banned_until: number | null }>('SELECT failures, lockouts, banned_until FROM brute_force_entries WHERE scope = ? AND subject = ?', [scope, subject]),
+  );
+  return rows[0];
 }
 
 describe('hardening: brute-force limits under concurrency', () => {
@@ -70,7 +71,7 @@ describe('hardening: brute-force limits under concurrency', () => {
       assert.ok(evaluated <= 5, `${evaluated} attempts were evaluated; the limit is 5`);
       assert.ok(rightPassword !== undefined, 'the burst reached the limit');
       assert.equal(await rightPassword, 429, 'the right password inside the burst is refused');
-      const stored = counter(server, 'ip', attacker);
+      const stored = await counter(server, 'ip', attacker);
       assert.ok(stored?.banned_until != null && stored.banned_until > Date.now(), 'the address is banned');
       assertError(await server.request('POST', '/v1/auth/login', { body: { username: victim.username, password: victim.password }, headers: from(attacker) }), 429, 'ip_banned');
     });
@@ -83,7 +84,7 @@ describe('hardening: brute-force limits under concurrency', () => {
       const sockets = await Promise.all(Array.from({ length: 300 }, () => open(server)));
       const statuses = await Promise.all(sockets.map((socket, index) => sendLogin(socket, victim.username, 'a wrong guess of the passphrase', `198.51.100.${index % 250}`)));
       assert.deepEqual([...new Set(statuses)], [401]);
-      const stored = counter(server, 'account', victim.id);
+      const stored = await counter(server, 'account', victim.id);
       assert.equal(stored?.failures, 3, 'exactly the lockout threshold was evaluated');
       assert.equal(stored?.lockouts, 1);
       const right = await server.request('POST', '/v1/auth/login', { body: { username: victim.username, password: victim.password }, headers: from('192.0.2.1') });
@@ -108,8 +109,8 @@ describe('hardening: guesses that were not counted', () => {
         });
         assertError(wrong, 403, 'current_password_incorrect');
       }
-      assert.equal(counter(server, 'account', user.id)?.lockouts, 1, 'the account is locked');
-      assert.equal(counter(server, 'ip', '203.0.113.30')?.failures, 2, 'the address counted both');
+      assert.equal((await counter(server, 'account', user.id))?.lockouts, 1, 'the account is locked');
+      assert.equal((await counter(server, 'ip', '203.0.113.30'))?.failures, 2, 'the address counted both');
       const locked = await server.request('PUT', '/v1/auth/me/password', { token: user.accessToken, body: { current_password: user.password, new_password: 'an entirely new passphrase' } });
       assertError(locked, 403, 'current_password_incorrect');
       assertError(await server.request('POST', '/v1/auth/login', { body: { username: user.username, password: user.password } }), 401, 'invalid_credentials');
@@ -134,7 +135,7 @@ describe('hardening: guesses that were not counted', () => {
         assertError(await server.request('GET', '/v1/models', { token: orphanKey.key, headers: client }), 401, 'invalid_api_key');
         assertError(await server.request('GET', '/v1/models', { token: oldToken, headers: client }), 401, 'invalid_token');
       }
-      assert.equal(counter(server, 'ip', '203.0.113.40'), undefined, 'nothing was counted');
+      assert.equal(await counter(server, 'ip', '203.0.113.40'), undefined, 'nothing was counted');
       // A made-up key is a guess and still counts.
       for (let i = 0; i < 3; i += 1) await server.request('GET', '/v1/models', { token: generateApiKey(), headers: client });
       assertError(await server.request('GET', '/v1/models', { token: generateApiKey(), headers: client }), 429, 'ip_banned');
@@ -154,7 +155,7 @@ describe('hardening: client addresses and what the audit keeps', () => {
       const banned = await server.request('GET', '/v1/admin/security/banned-ips', { token: admin.accessToken });
       assert.deepEqual(banned.body.map((ban: { ip: string }) => ban.ip), ['10.9.9.9']);
       const stored = await pollUntil(
-        () => Promise.resolve(withDatabase(server.home, (db) => db.prepare("SELECT DISTINCT client_ip FROM audit_log WHERE route = '/v1/auth/login'").pluck().all() as string[])),
+        () => withDatabase(server.home, (db) => db.column<string>("SELECT DISTINCT client_ip FROM audit_log WHERE route = '/v1/auth/login'")),
         (ips) => ips.length >= 2,
         { timeoutMs: 10_000, intervalMs: 50 },
       );
@@ -170,7 +171,7 @@ describe('hardening: client addresses and what the audit keeps', () => {
       await server.request('POST', '/v1/auth/login', { body: { username: typed, password: 'whatever was typed' } });
       await server.request('POST', '/v1/auth/login', { body: { username: admin.username, password: 'a wrong password for admin' } });
       const rows = await pollUntil(
-        () => Promise.resolve(withDatabase(server.home, (db) => db.prepare("SELECT * FROM audit_log WHERE route = '/v1/auth/login' AND status != 'success'").all() as Record<string, unknown>[])),
+        () => withDatabase(server.home, (db) => db.all("SELECT * FROM audit_log WHERE route = '/v1/auth/login' AND status != 'success'")),
         (found) => found.length >= 3,
         { timeoutMs: 10_000, intervalMs: 50 },
       );

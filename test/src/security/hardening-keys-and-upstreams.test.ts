@@ -137,7 +137,7 @@ describe('hardening: upstream URLs', () => {
       const launched = await server.request('POST', '/v1/models', { token: admin.accessToken, body: { model_uid: 'remote', model_name: 'llama', upstream_base_url: upstream.baseUrl } });
       assert.equal(launched.status, 200, launched.text);
       // A model stored before user-info was refused.
-      withDatabase(server.home, (db) => db.prepare("UPDATE models SET upstream_base_url = 'http://svc:hunter2hunter2@127.0.0.1:9/v1' WHERE uid = 'remote'").run());
+      assert.equal(await withDatabase(server.home, (db) => db.run("UPDATE models SET upstream_base_url = 'http://svc:hunter2hunter2@127.0.0.1:9/v1' WHERE uid = 'remote'")), 1);
       const forReader = await server.request('GET', '/v1/models', { token: reader.accessToken });
       assert.equal(forReader.body.data[0].upstream, null);
       assert.equal((await server.request('GET', '/v1/models/remote', { token: reader.accessToken })).body.upstream, null);

@@ -9,7 +9,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import { assertError, contractClient, entryPoint, nodeArguments, pollUntil, setupAdmin, startServerProcess, withTempHome } from '@svc/server/testing';
-import { withDatabase } from './support.js';
+import { withSqliteFile } from './support.js';
 
 const tool = (name: string) => entryPoint(`../../../cli/src/bin/${name}`, import.meta.url);
 
@@ -89,7 +89,7 @@ describe('hardening: offline tools', () => {
         assert.match((await run('svc-unban', ['list'], { SVC_HOME: home })).stdout, /No active bans or lockouts/);
 
         const events = await pollUntil(
-          () => Promise.resolve(withDatabase(home, (db) => db.prepare("SELECT target, details FROM audit_log WHERE event_type = 'offline_unban' ORDER BY id").all() as { target: string; details: string }[])),
+          () => Promise.resolve(withSqliteFile(home, (db) => db.prepare("SELECT target, details FROM audit_log WHERE event_type = 'offline_unban' ORDER BY id").all() as { target: string; details: string }[])),
           (found) => found.length >= 2,
           { timeoutMs: 10_000, intervalMs: 50 },
         );

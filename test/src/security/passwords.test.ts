@@ -36,11 +36,9 @@ function parseArgon2(phc: string): Argon2Hash {
 describe('security: passwords (R1–R6)', () => {
   const ctx = useServerWithAdmin();
 
-  const storedHash = (username: string): string =>
-    withDatabase(ctx.server.home, (db) => db.prepare('SELECT password_hash FROM users WHERE username = ?').pluck().get(username) as string, {
-      readonly: true,
-    });
-  const userCount = (): number => countUsers(ctx.server.home);
+  const storedHash = async (username: string): Promise<string> =>
+    (await withDatabase(ctx.server.home, (db) => db.column<string>('SELECT password_hash FROM users WHERE username = ?', [username])))[0] as string;
+  const userCount = (): Promise<number> => countUsers(ctx.server.home);
 
   /** Creates a user with exactly `password` (as the admin) and returns the response. */
   const create = (username: string, password: string) =>
@@ -51,7 +49,7 @@ describe('security: passwords (R1–R6)', () => {
     const username = uniqueUsername('r1');
     assert.equal((await create(username, 'a long passphrase for requirement one')).status, 201);
     for (const name of [ctx.admin.username, username]) {
-      const phc = storedHash(name);
+      const phc = await storedHash(name);
       assert.ok(phc.startsWith('$argon2id$'), `hash of ${name} is not argon2id: ${phc.slice(0, 12)}`);
       const parsed = parseArgon2(phc);
       assert.equal(parsed.variant, 'argon2id');
@@ -71,8 +69,8 @@ describe('security: passwords (R1–R6)', () => {
     const second = uniqueUsername('r2b');
     assert.equal((await create(first, password)).status, 201);
     assert.equal((await create(second, password)).status, 201);
-    const a = parseArgon2(storedHash(first));
-    const b = parseArgon2(storedHash(second));
+    const a = parseArgon2(await storedHash(first));
+    const b = parseArgon2(await storedHash(second));
     assert.notEqual(a.salt, b.salt);
     assert.notEqual(a.hash, b.hash);
     // Both still log in with the shared password.
@@ -142,13 +140,13 @@ describe('security: passwords (R1–R6)', () => {
   it('R4: a 10 kB password is refused with 400 by the contract, before any hashing', async () => {
     const huge = 'x1y2z3w4'.repeat(1280);
     assert.equal(huge.length, 10_240);
-    const before = userCount();
+    const before = await userCount();
     const username = uniqueUsername('r4h');
 
     const created = await create(username, huge);
     assertError(created, 400, 'invalid_request');
     assert.equal(created.body.error.param, 'password');
-    assert.equal(userCount(), before, 'a user was created');
+    assert.equal(await userCount(), before, 'a user was created');
 
     const setup = await ctx.server.request('POST', '/v1/admin/setup', { body: { username, password: huge } });
     assert.equal(setup.status, 400, 'the contract refuses the body before the handler runs');
@@ -170,7 +168,7 @@ describe('security: passwords (R1–R6)', () => {
     assert.equal((await create(uniqueUsername('r4o'), 'a'.repeat(1024) + 'b')).status, 400);
     const enormous = await create(uniqueUsername('r4e'), 'z'.repeat(100_000));
     assertError(enormous, 413, 'payload_too_large');
-    assert.equal(userCount(), before);
+    assert.equal(await userCount(), before);
   });
 
   it('R5: a common password is refused with password_too_common and a reason; no composition rules', async () => {

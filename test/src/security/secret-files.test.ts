@@ -20,17 +20,28 @@ import {
   withTestServer,
   type ServerProcess,
 } from '@svc/server/testing';
-import { authDirectory, encryptionKey, jwtSecret } from './support.js';
+import { authDirectory, encryptionKeyFile, jwtSecretFile } from './support.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 const octal = (value: number) => `0${value.toString(8)}`;
 
 describe('security: secret files (R40–R42)', () => {
+  // Moved here from tokens.test.ts: on PostgreSQL svc generates no secret.
+  it('R20: the generated JWT secret has at least 256 bits (64 hex characters) and differs from the encryption key', async () => {
+    await withTestServer(async (server) => {
+      const secret = jwtSecretFile(server.home);
+      assert.match(secret, /^[0-9a-f]{64,}$/);
+      assert.equal(new Set(secret).size > 8, true, 'the secret does not look random');
+      assert.notEqual(secret, encryptionKeyFile(server.home));
+      assert.match(encryptionKeyFile(server.home), /^[0-9a-f]{64,}$/);
+    });
+  });
+
   it('R40: two fresh homes get different, random secrets', async () => {
     const first = await startTestServer();
     const second = await startTestServer();
     try {
-      const secrets = [jwtSecret(first.home), encryptionKey(first.home), jwtSecret(second.home), encryptionKey(second.home)];
+      const secrets = [jwtSecretFile(first.home), encryptionKeyFile(first.home), jwtSecretFile(second.home), encryptionKeyFile(second.home)];
       for (const secret of secrets) assert.match(secret, /^[0-9a-f]{64}$/);
       assert.equal(new Set(secrets).size, 4, 'two secrets are equal');
       // 64 hex characters from a CSPRNG use most of the 16 symbols; a constant or patterned value would not.
@@ -97,7 +108,7 @@ describe('security: secret files (R40–R42)', () => {
           assert.equal(revealed.status, 200, `process ${i} uses another encryption key: ${revealed.text}`);
           assert.equal(revealed.body.key, key.key);
         }
-        assert.match(jwtSecret(home), /^[0-9a-f]{64}$/);
+        assert.match(jwtSecretFile(home), /^[0-9a-f]{64}$/);
         assert.deepEqual(readdirSync(authDirectory(home)).filter((f) => f.endsWith('.tmp')), [], 'temporary files left behind');
       } finally {
         await Promise.all(processes.map((p) => p.stop()));
@@ -110,11 +121,11 @@ describe('security: secret files (R40–R42)', () => {
       const before = await startTestServer({ home });
       const admin = await setupAdmin(before);
       const key = await createKey(before, admin.accessToken, { name: 'r42' });
-      const secrets = [jwtSecret(home), encryptionKey(home)];
+      const secrets = [jwtSecretFile(home), encryptionKeyFile(home)];
       await before.close();
 
       await withTestServer({ home }, async (after) => {
-        assert.deepEqual([jwtSecret(home), encryptionKey(home)], secrets, 'a secret changed across the restart');
+        assert.deepEqual([jwtSecretFile(home), encryptionKeyFile(home)], secrets, 'a secret changed across the restart');
         assert.equal((await after.request('GET', '/v1/auth/me', { token: admin.accessToken })).status, 200);
         assert.equal((await after.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
         assert.equal((await after.request('POST', '/v1/auth/refresh', { body: { refresh_token: admin.refreshToken } })).status, 200);
@@ -169,12 +180,12 @@ describe('security: secret files (R40–R42)', () => {
       const first = await startTestServer({ home });
       const admin = await setupAdmin(first);
       const key = await createKey(first, admin.accessToken, { name: 'r42-jwt' });
-      const oldSecret = jwtSecret(home);
+      const oldSecret = jwtSecretFile(home);
       await first.close();
       rmSync(join(authDirectory(home), 'jwt_secret_key'));
 
       await withTestServer({ home }, async (second) => {
-        assert.notEqual(jwtSecret(home), oldSecret);
+        assert.notEqual(jwtSecretFile(home), oldSecret);
         const refused = await second.request('GET', '/v1/auth/me', { token: admin.accessToken });
         assertError(refused, 401, 'invalid_token');
         // Keys do not depend on the JWT secret; refresh tokens are database records and still rotate.

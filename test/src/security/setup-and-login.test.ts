@@ -11,7 +11,7 @@ import { countUsers } from './support.js';
 describe('security: setup (R7)', () => {
   it('R7: a fresh database has zero users and no default account logs in', async () => {
     await withTestServer(async (server) => {
-      assert.equal(countUsers(server.home), 0);
+      assert.equal(await countUsers(server.home), 0);
       const status = await server.request('GET', '/v1/admin/setup/status');
       assert.equal(status.body.needs_setup, true);
       assert.equal(status.body.initialized, false);
@@ -28,7 +28,7 @@ describe('security: setup (R7)', () => {
       }
       // Nothing but setup is reachable without an account: a protected route needs credentials.
       assert.equal((await server.request('GET', '/v1/admin/users')).status, 401);
-      assert.equal(countUsers(server.home), 0, 'a login attempt created an account');
+      assert.equal(await countUsers(server.home), 0, 'a login attempt created an account');
     });
   });
 
@@ -41,7 +41,7 @@ describe('security: setup (R7)', () => {
         const again = await server.request('POST', '/v1/admin/setup', { body });
         assertError(again, 403, 'setup_already_completed');
       }
-      assert.equal(countUsers(server.home), 1);
+      assert.equal(await countUsers(server.home), 1);
       assert.equal((await server.request('POST', '/v1/auth/login', { body: { username: 'intruder', password: 'an intruder passphrase' } })).status, 401);
       await login(server, adminCredentials.username, adminCredentials.password);
     });
@@ -57,7 +57,7 @@ describe('security: setup (R7)', () => {
       assert.equal(statuses.filter((s) => s === 201).length, 1, `statuses: ${statuses.join(',')}`);
       assert.equal(statuses.filter((s) => s === 403).length, attempts.length - 1, `statuses: ${statuses.join(',')}`);
       for (const refused of responses.filter((r) => r.status === 403)) assert.equal(refused.body.error.code, 'setup_already_completed');
-      assert.equal(countUsers(server.home), 1);
+      assert.equal(await countUsers(server.home), 1);
       const winner = responses.find((r) => r.status === 201) as TestResponse;
       const index = Number(String(winner.body.username).replace('racer', ''));
       await login(server, winner.body.username as string, `racing passphrase number ${index}`);

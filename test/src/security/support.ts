@@ -1,12 +1,14 @@
 /**
- * Shared tools of the security-requirement suite: reading the secret files and the SQLite file of a
- * running server, and forging JWTs by hand (so a test can sign exactly the header and claims it wants,
+ * Shared tools of the security-requirement suite: the secrets and the database of a running
+ * server (on either backend: the run's, see `@svc/server/testing`'s `database-access.ts`; the
+ * SQLite file itself for the SQLite-only tests), and forging JWTs by hand (so a test can sign exactly the header and claims it wants,
  * with the real secret or another one). Helpers that are not about security (polling, assertions,
  * servers) come from `@svc/server/testing`.
  */
 import { createHmac } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { encryptionKeyOf, signingSecretOf, withDatabaseAccess, type DatabaseAccess } from '@svc/server/testing';
 import Database from 'better-sqlite3';
 
 /** The `{home}/auth` directory of a server. */
@@ -14,32 +16,45 @@ export function authDirectory(home: string): string {
   return join(home, 'auth');
 }
 
-/** The database file of a server started on `home` with default paths. */
+/** The SQLite file of a server started on `home` with default paths (the SQLite-only tests). */
 export function databasePath(home: string): string {
   return join(authDirectory(home), 'auth.db');
 }
 
-/** The JWT signing secret a server generated into `home`, exactly as the server uses it. */
-export function jwtSecret(home: string): string {
+/** The JWT signing secret the servers of `home` use, exactly as they use it (either backend). */
+export function jwtSecret(home: string): Promise<string> {
+  return signingSecretOf(home);
+}
+
+/** The API-key encryption key the servers of `home` use (either backend). */
+export function encryptionKey(home: string): Promise<string> {
+  return encryptionKeyOf(home);
+}
+
+/** The JWT secret file a SQLite server generated into `home` (the SQLite-only tests of the secret files). */
+export function jwtSecretFile(home: string): string {
   return readFileSync(join(authDirectory(home), 'jwt_secret_key'), 'utf8').trim();
 }
 
-/** The API-key encryption key a server generated into `home`. */
-export function encryptionKey(home: string): string {
+/** The encryption key file a SQLite server generated into `home`. */
+export function encryptionKeyFile(home: string): string {
   return readFileSync(join(authDirectory(home), 'encryption_key'), 'utf8').trim();
 }
 
 /**
- * Opens a second connection to a server's database (WAL, so it never blocks the server's readers).
- * Close it when done.
+ * Runs `work` on a fresh connection to the database of the server on `home`, whichever backend
+ * the run uses (`@svc/server/testing`'s {@link withDatabaseAccess}), and closes it.
  */
-export function openDatabase(home: string, options: { readonly?: boolean } = {}): Database.Database {
-  return new Database(databasePath(home), { fileMustExist: true, readonly: options.readonly ?? false, timeout: 2000 });
+export function withDatabase<T>(home: string, work: (db: DatabaseAccess) => Promise<T>): Promise<T> {
+  return withDatabaseAccess(home, work);
 }
 
-/** Runs `work` on a fresh connection to the server's database and closes it. */
-export function withDatabase<T>(home: string, work: (db: Database.Database) => T, options: { readonly?: boolean } = {}): T {
-  const db = openDatabase(home, options);
+/**
+ * Runs `work` on a fresh better-sqlite3 connection to the SQLite file of the server on `home` and
+ * closes it: for the SQLite-only tests (WAL, so it never blocks the server's readers).
+ */
+export function withSqliteFile<T>(home: string, work: (db: Database.Database) => T, options: { readonly?: boolean } = {}): T {
+  const db = new Database(databasePath(home), { fileMustExist: true, readonly: options.readonly ?? false, timeout: 2000 });
   try {
     return work(db);
   } finally {
@@ -47,18 +62,10 @@ export function withDatabase<T>(home: string, work: (db: Database.Database) => T
   }
 }
 
-/** The raw bytes of the database file and every companion file (`-wal`, `-shm`, `-journal`) that exists. */
-export function rawDatabaseFiles(home: string): { name: string; bytes: Buffer }[] {
-  const base = databasePath(home);
-  return ['', '-wal', '-shm', '-journal']
-    .map((suffix) => base + suffix)
-    .filter((path) => existsSync(path))
-    .map((path) => ({ name: path, bytes: readFileSync(path) }));
-}
-
-/** How many user rows the database of the server on `home` holds (read on a read-only connection). */
-export function countUsers(home: string): number {
-  return withDatabase(home, (db) => db.prepare('SELECT count(*) FROM users').pluck().get() as number, { readonly: true });
+/** How many user rows the database of the server on `home` holds. */
+export async function countUsers(home: string): Promise<number> {
+  const [count] = await withDatabase(home, (db) => db.column<number | string>('SELECT count(*) FROM users'));
+  return Number(count);
 }
 
 /** `data` (a string as UTF-8) in unpadded base64url, as JWT parts are encoded. */

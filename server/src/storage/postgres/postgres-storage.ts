@@ -32,8 +32,13 @@ export interface PostgresStorageConfig {
   prepare?: boolean;
   /** Keep a LISTEN connection for early cache invalidation. @default true */
   listen?: boolean;
-  /** How long to wait for a connection before answering 503. @default 2000 */
+  /** How long opening a new connection may take before answering 503. @default 2000 */
   connectionTimeoutMs?: number;
+  /**
+   * How long a request may wait for a pooled connection while every one is busy (each busy one is
+   * bounded by the statement and lock timeouts) before answering 503. @default 30000
+   */
+  poolQueueTimeoutMs?: number;
   /** Hears of lost connections (pooled or listening) and listener outages, for the log; never given a password. */
   onWarning?: (message: string, error?: unknown) => void;
 }
@@ -56,6 +61,15 @@ export function connectionConfig(config: PostgresStorageConfig): pg.ClientConfig
     idle_in_transaction_session_timeout: 15_000,
     application_name: 'svc',
     types,
+  };
+}
+
+/** A `pg.Client` whose connect gives up after `timeoutMs`, whatever the pool passes it. */
+function clientWithConnectTimeout(timeoutMs: number): typeof pg.Client {
+  return class ConnectTimeoutClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super({ ...(typeof config === 'string' ? { connectionString: config } : config), connectionTimeoutMillis: timeoutMs });
+    }
   };
 }
 
@@ -82,7 +96,18 @@ export class PostgresStorage implements Storage {
   constructor(config: PostgresStorageConfig) {
     const connection = connectionConfig(config);
     this.#prepare = config.prepare ?? true;
-    this.#pool = new pg.Pool({ ...connection, max: config.poolMax ?? 10, idleTimeoutMillis: 30_000 });
+    // Waiting in the pool's queue is not the database being unreachable. node-postgres bounds both
+    // with one `connectionTimeoutMillis`; with 2 s a burst of logins on a healthy database answered
+    // 503 to the requests merely waiting their turn (test/src/security/hardening-brute-force.test.ts,
+    // H2: 300 concurrent logins). So the pool's queue waits `poolQueueTimeoutMs`, while each new
+    // connection still fails after `connectionTimeoutMs` (the client's own connect timeout).
+    this.#pool = new pg.Pool({
+      ...connection,
+      connectionTimeoutMillis: config.poolQueueTimeoutMs ?? 30_000,
+      Client: clientWithConnectTimeout(connection.connectionTimeoutMillis ?? 2000),
+      max: config.poolMax ?? 10,
+      idleTimeoutMillis: 30_000,
+    });
     // An idle connection lost to a restart or failover: the pool drops it and opens a new one on
     // demand. Without this listener the process would crash.
     this.#pool.on('error', (error) => config.onWarning?.('an idle database connection was lost; the pool opens another on demand', error));
