@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { connectionConfig, openStorage, PostgresMigrator, transferTables, verifyAuditChainOffline } from '@svc/server/internals';
+import { connectionConfig, openStorage, PostgresMigrator, SqliteStorage, transferTables, verifyAuditChainOffline } from '@svc/server/internals';
 import {
   contractClient,
   createKey,
@@ -266,7 +266,7 @@ describe('svc-migrate-storage', () => {
     assert.deepEqual(await targetCounts(conflictUrl), before);
   });
 
-  it('Should fail with one readable line: no source, not an svc database, an unreachable target, a wrong password (hidden)', async () => {
+  it('Should fail with one readable line: no source, not an svc database, an unreachable target, a wrong password (hidden), a newer schema', async () => {
     const missing = await migrate(['--from', join(home, 'nowhere.db'), '--to', targetUrl]);
     assert.equal(missing.code, 4);
     assert.match(missing.stderr, /^svc-migrate-storage: no database at .*nowhere\.db/);
@@ -286,6 +286,14 @@ describe('svc-migrate-storage', () => {
     const down = await migrate(['--from', sourcePath, '--to', unreachable.href]);
     assert.equal(down.code, 5, down.stderr);
     assert.match(down.stderr, /^svc-migrate-storage: the target .*\*\*\*/);
-    for (const run of [missing, notSvc, refused, down]) assert.equal(run.stdout, '');
+    const newer = join(home, 'newer.db');
+    await copyFile(sourcePath, newer);
+    const future = SqliteStorage.open(newer);
+    future.database.pragma('user_version = 9999');
+    await future.close();
+    const tooNew = await migrate(['--from', newer, '--to', targetUrl]);
+    assert.equal(tooNew.code, 1, tooNew.stderr);
+    assert.match(tooNew.stderr, /^svc-migrate-storage: the source .*newer\.db: the database schema \(version 9999\) is newer than this server/);
+    for (const run of [missing, notSvc, refused, down, tooNew]) assert.equal(run.stdout, '');
   });
 });
