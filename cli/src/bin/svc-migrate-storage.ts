@@ -40,7 +40,7 @@ function openSource(from: string): Storage {
   try {
     source = SqliteStorage.open(path, { readOnly: true });
   } catch (error) {
-    if (error instanceof Error && error.name === 'StorageSchemaError') throw new CliError(ExitCode.usage, `the source ${error.message}`);
+    if (error instanceof Error && error.name === 'StorageSchemaError') throw new CliError(ExitCode.usage, `the source ${path}: ${error.message}`);
     throw new CliError(ExitCode.notFoundOrConflict, `${path} is not an svc database (not an SQLite file with svc's schema); nothing was changed`);
   }
   if (source === null) throw new CliError(ExitCode.notFoundOrConflict, `${path} is not an svc database (it holds no svc schema); nothing was changed`);

@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { connectionConfig, openStorage, PostgresMigrator, transferTables, verifyAuditChainOffline } from '@svc/server/internals';
+import { connectionConfig, openStorage, PostgresMigrator, SqliteStorage, transferTables, verifyAuditChainOffline } from '@svc/server/internals';
 import {
   contractClient,
   createKey,
@@ -102,6 +102,8 @@ describe('svc-migrate-storage', () => {
       assert.equal((await client.request('DELETE', `/v1/admin/keys/${revoked.id}`, { token: admin.accessToken })).status, 204);
       const launched = await client.request('POST', '/v1/models', { token: admin.accessToken, body: { model_uid: 'copied-model', model_name: 'echo' } });
       assert.equal(launched.status, 200, JSON.stringify(launched.body));
+      const registered = await client.request('POST', '/v1/model_registrations/LLM', { token: admin.accessToken, body: { model: { model_name: 'copied-family' } } });
+      assert.equal(registered.status, 200, JSON.stringify(registered.body));
       assert.equal((await client.request('POST', '/v1/auth/login', { body: { username: user.username, password: 'not the password at all' } })).status, 401);
       await login(client, user.username, deployment.password);
     } finally {
@@ -146,7 +148,7 @@ describe('svc-migrate-storage', () => {
     } finally {
       await source.close();
     }
-    for (const table of ['users', 'user_permissions', 'api_keys', 'revoked_api_keys', 'refresh_families', 'refresh_tokens', 'security_settings', 'brute_force_entries', 'models', 'audit_log']) {
+    for (const table of ['users', 'user_permissions', 'api_keys', 'revoked_api_keys', 'refresh_families', 'refresh_tokens', 'security_settings', 'brute_force_entries', 'model_families', 'models', 'audit_log']) {
       assert.ok((counts[table] ?? 0) > 0, `${table} was copied`);
     }
     const target = await openStorage({ kind: 'postgres', url: targetUrl, poolMax: 1 });
@@ -182,6 +184,9 @@ describe('svc-migrate-storage', () => {
       const models = await client.request('GET', '/v1/models', { token: tokens.access_token });
       assert.equal(models.status, 200);
       assert.match(JSON.stringify(models.body), /copied-model/);
+      const families = await client.request('GET', '/v1/model_registrations/LLM', { token: deployment.key });
+      assert.equal(families.status, 200);
+      assert.match(JSON.stringify(families.body), /copied-family/);
       const verified = await client.request('GET', '/v1/audit/verify', { token: deployment.key });
       assert.equal(verified.status, 200);
       assert.equal((verified.body as { ok: boolean }).ok, true);
@@ -261,7 +266,7 @@ describe('svc-migrate-storage', () => {
     assert.deepEqual(await targetCounts(conflictUrl), before);
   });
 
-  it('Should fail with one readable line: no source, not an svc database, an unreachable target, a wrong password (hidden)', async () => {
+  it('Should fail with one readable line: no source, not an svc database, an unreachable target, a wrong password (hidden), a newer schema', async () => {
     const missing = await migrate(['--from', join(home, 'nowhere.db'), '--to', targetUrl]);
     assert.equal(missing.code, 4);
     assert.match(missing.stderr, /^svc-migrate-storage: no database at .*nowhere\.db/);
@@ -281,6 +286,14 @@ describe('svc-migrate-storage', () => {
     const down = await migrate(['--from', sourcePath, '--to', unreachable.href]);
     assert.equal(down.code, 5, down.stderr);
     assert.match(down.stderr, /^svc-migrate-storage: the target .*\*\*\*/);
-    for (const run of [missing, notSvc, refused, down]) assert.equal(run.stdout, '');
+    const newer = join(home, 'newer.db');
+    await copyFile(sourcePath, newer);
+    const future = SqliteStorage.open(newer);
+    future.database.pragma('user_version = 9999');
+    await future.close();
+    const tooNew = await migrate(['--from', newer, '--to', targetUrl]);
+    assert.equal(tooNew.code, 1, tooNew.stderr);
+    assert.match(tooNew.stderr, /^svc-migrate-storage: the source .*newer\.db: the database schema \(version 9999\) is newer than this server/);
+    for (const run of [missing, notSvc, refused, down, tooNew]) assert.equal(run.stdout, '');
   });
 });
