@@ -388,7 +388,8 @@ function sweepAbandonedDirectories(): void {
         // A standalone backend (initdb's bootstrap) writes its pid negated: still a live owner.
         const pid = Math.abs(Number(readFileSync(pidFile, 'utf8').split('\n')[0]));
         if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) continue;
-        if (!Number.isInteger(pid) && Date.now() - statSync(base).mtimeMs < 3_600_000) continue;
+        // A pid file being written (empty, or half a line) names no pid yet: young, it is in use.
+        if (!(Number.isInteger(pid) && pid > 0) && Date.now() - statSync(base).mtimeMs < 3_600_000) continue;
       } else if (Date.now() - statSync(base).mtimeMs < 3_600_000) continue;
       rmSync(base, { recursive: true, force: true });
     } catch {
