@@ -3,7 +3,7 @@
  * account lockouts straight in the database, for an operator locked out of every administrator
  * session (issue 14, the lockout dead end). Each lift happens in one write transaction, and once it
  * is committed, its `offline_unban` audit event is recorded; running servers see the change on their
- * next request (the storage's change feed: SQLite's `data_version`).
+ * next request (the storage's change feed: the `bans` epoch, which the database's triggers move).
  */
 import { canonicalIp, recordOfflineAuditEvent, userOrNull, type ActiveBan, type Storage } from '@svc/server/internals';
 import { CliError, ExitCode } from '../exit-codes.js';
