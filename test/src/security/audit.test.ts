@@ -267,7 +267,7 @@ describe('security: audit access and integrity (R39)', () => {
       assert.equal(overwritten.body.first_broken_id, edited, 'its stored hash no longer matches its content');
       // Re-chaining the edited record correctly only moves the break to the next record.
       await withDatabase(server.home, async (db) => {
-        // The digests are stored as 32 raw bytes (migration 017).
+        // The digests are stored as 32 raw bytes (migration 022).
         const [row] = await db.all<Omit<StoredAuditEntry, 'prev_hash'> & { prev_hash: Buffer }>('SELECT * FROM audit_log WHERE id = ?', [edited]);
         assert.ok(row !== undefined);
         const rechained = Buffer.from(chainHash(row.prev_hash.toString('hex'), row), 'hex');

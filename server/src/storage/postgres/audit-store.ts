@@ -42,7 +42,7 @@ const recordColumns = {
 const fields = Object.keys(recordColumns) as (keyof AuditRecord)[];
 const insertColumns = ['id', ...fields, 'prev_hash', 'hash'];
 const insertTypes = ['bigint', ...fields.map((field) => recordColumns[field]), 'text', 'text'];
-// The digests travel as hex (the port's form) and are stored as 32-byte bytea (migration 017).
+// The digests travel as hex (the port's form) and are stored as 32-byte bytea (migration 022).
 const INSERT =
   `INSERT INTO audit_log (${insertColumns.join(', ')}) ` +
   `SELECT ${insertColumns.map((column) => (column === 'prev_hash' || column === 'hash' ? `decode(r.${column}, 'hex')` : `r.${column}`)).join(', ')} ` +

@@ -27,7 +27,7 @@ const recordColumns = [
   'request_id', 'latency_ms', 'client_ip', 'details',
 ] as const satisfies readonly (keyof AuditRecord)[];
 const insertColumns = [...recordColumns, 'prev_hash', 'hash'];
-// The digests travel as hex (the port's form) and are stored as 32-byte BLOBs (migration 017).
+// The digests travel as hex (the port's form) and are stored as 32-byte BLOBs (migration 022).
 const INSERT = `INSERT INTO audit_log (${insertColumns.join(', ')}) VALUES (${recordColumns.map(() => '?').join(', ')}, unhex(?), unhex(?))`;
 /** Every column of a stored record, digests back in hex. */
 const SELECT_RECORD = `SELECT id, ${recordColumns.join(', ')}, lower(hex(prev_hash)) AS prev_hash, lower(hex(hash)) AS hash FROM audit_log`;

@@ -1,6 +1,6 @@
 /**
  * Failure counters, bans and lockouts on SQLite. The only module that writes SQL for
- * `brute_force_entries`. A ban that starts, ends or changes moves the `bans` epoch (triggers of migration 016).
+ * `brute_force_entries`. A ban that starts, ends or changes moves the `bans` epoch (triggers of migration 021).
  */
 import type { ActiveBan, BruteForceEntry, BruteForceScope, BruteForceStore } from '../port/brute-force.js';
 import { attempt } from './errors.js';

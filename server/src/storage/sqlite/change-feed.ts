@@ -5,7 +5,7 @@
  * - `PRAGMA data_version`, which moves on every commit made through any other connection to the
  *   file (other processes, the audit writer thread, this process's own writer connection). It is
  *   cheap and says only *that* something was committed.
- * - the `cache_epochs` table (migration 016), one counter per domain bumped by triggers in the
+ * - the `cache_epochs` table (migration 021), one counter per domain bumped by triggers in the
  *   writing transaction, read only when `data_version` moved. It says *which* domains changed, with
  *   the same rules as PostgreSQL, so an audit append or a `last_used_at` touch moves nothing.
  *
@@ -36,7 +36,7 @@ const domains: readonly CacheDomain[] = ['access', 'bans', 'models'];
 export interface ChangeFeedCounters {
   /** `data_version` readings. */
   dataVersionReads: number;
-  /** Readings of `data_version` that found it moved (each one dropped every cache before migration 016). */
+  /** Readings of `data_version` that found it moved (each one dropped every cache before migration 021). */
   dataVersionChanges: number;
   /** `cache_epochs` readings (each after `data_version` moved, or after an own commit). */
   epochReads: number;

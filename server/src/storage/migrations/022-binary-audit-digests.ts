@@ -1,5 +1,5 @@
 /**
- * Migration 017: the audit log keeps its two SHA-256 digests (`prev_hash`, `hash`) as 32 raw bytes
+ * migration 022: the audit log keeps its two SHA-256 digests (`prev_hash`, `hash`) as 32 raw bytes
  * instead of 64 hexadecimal characters, converting every existing record in place (the chain still
  * verifies: the stores hand the digests to `audit/` in hex, as before). Saves 64 bytes of every
  * record. The anchor and PostgreSQL's chain head stay in hex (one row each).
@@ -10,8 +10,8 @@
 import type { Migration } from './index.js';
 
 export const binaryAuditDigests: Migration = {
-  version: 17,
-  name: '017-binary-audit-digests',
+  version: 22,
+  name: '022-binary-audit-digests',
   sql: `
 CREATE TABLE audit_log_017 (
   id             INTEGER PRIMARY KEY,

@@ -1,5 +1,5 @@
 /**
- * Migration 016: cache epochs for SQLite, the same table and the same rules as PostgreSQL's (004 and
+ * migration 021: cache epochs for SQLite, the same table and the same rules as PostgreSQL's (004 and
  * 015), so the SQLite change feed reports exactly the domains a commit touched. Until now it took
  * `PRAGMA data_version` alone, which moves on every commit to the file, audit appends and
  * `last_used_at` touches included, so every process dropped its user, key and ban caches dozens of
@@ -37,8 +37,8 @@ const cachedKeyColumns = [
 ].join(', ');
 
 export const sqliteCacheEpochs: Migration = {
-  version: 16,
-  name: '016-sqlite-cache-epochs',
+  version: 21,
+  name: '021-sqlite-cache-epochs',
   sql: `
 CREATE TABLE cache_epochs (
   domain TEXT PRIMARY KEY CHECK (domain IN ('access', 'bans', 'models')),

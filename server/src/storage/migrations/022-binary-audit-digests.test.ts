@@ -15,7 +15,7 @@ import { connectionConfig, openPostgresStorage } from '../postgres/postgres-stor
 import { SqliteStorage } from '../sqlite/sqlite-storage.js';
 import { migrations } from './index.js';
 
-const before017 = migrations.filter((migration) => migration.version < 17);
+const before022 = migrations.filter((migration) => migration.version < 22);
 
 /** Records as an older server wrote them: the chain in hex, one link per record. */
 function olderRecords(): { record: AuditEntry; prevHash: string; hash: string }[] {
@@ -48,15 +48,15 @@ async function assertMigrated(storage: Storage, older: ReturnType<typeof olderRe
   assert.equal(newest?.prev_hash, older.at(-1)?.hash, 'the new record links to the last record written before the migration');
 }
 
-describe('migration 017 (binary audit digests)', () => {
+describe('migration 022 (binary audit digests)', () => {
   it('SQLite: converts records written before it in place; they verify, read back in hex, and stored as 32 bytes', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'svc-migration-017-'));
+    const home = await mkdtemp(join(tmpdir(), 'svc-migration-022-'));
     try {
       const path = join(home, 'auth.db');
       const older = olderRecords();
       const db = new BetterSqlite3(path);
-      for (const migration of before017) db.exec(migration.sql);
-      db.pragma(`user_version = ${Math.max(...before017.map((migration) => migration.version))}`);
+      for (const migration of before022) db.exec(migration.sql);
+      db.pragma(`user_version = ${Math.max(...before022.map((migration) => migration.version))}`);
       const insert = db.prepare(`INSERT INTO audit_log (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
       for (const row of older) insert.run(...auditFields.map((field) => row.record[field]), row.prevHash, row.hash);
       db.close();
@@ -80,7 +80,7 @@ describe('migration 017 (binary audit digests)', () => {
     const database = await createTestDatabase({ empty: true });
     try {
       const older = olderRecords();
-      await new PostgresMigrator(connectionConfig({ url: database.url }), { migrations: before017 }).migrate();
+      await new PostgresMigrator(connectionConfig({ url: database.url }), { migrations: before022 }).migrate();
       const client = new pg.Client({ connectionString: database.url });
       client.on('error', () => {});
       await client.connect();
