@@ -5,6 +5,9 @@
  */
 import type { UsageTotal } from '../storage/port/usage.js';
 
+/** The port's usage types, for the routes (which never import the storage themselves). */
+export type { UsageQuery, UsageTotalsStore } from '../storage/port/usage.js';
+
 /** One hour in milliseconds. */
 export const HOUR_MS = 3_600_000;
 /** One day in milliseconds. */

@@ -12,7 +12,7 @@ import { ApiError } from '../errors.js';
 import { groupUsage, type UsageReportRow } from '../limits/usage-meter.js';
 import { usageRange } from '../limits/usage-range.js';
 import type { Clock } from '../runtime/clock.js';
-import type { UsageQuery, UsageTotalsStore } from '../storage/port/usage.js';
+import type { UsageQuery, UsageTotalsStore } from '../limits/usage-meter.js';
 
 /** What the usage routes need. */
 export interface UsageRouteDependencies {

@@ -31,7 +31,7 @@ export type * from './settings.js';
 export type * from './usage.js';
 export type * from './users.js';
 export type * from './transfer.js';
-export { transferTables, primaryKeyOf } from './transfer.js';
+export { bookkeepingTables, transferTables, primaryKeyOf } from './transfer.js';
 export { StorageSchemaError, StorageUnavailableError } from './errors.js';
 
 /** Which adapter serves a {@link Storage}. */

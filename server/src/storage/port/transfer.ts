@@ -18,8 +18,9 @@ export interface TransferTable {
 
 /**
  * Every table that holds a deployment's state, parents before children (foreign keys hold at every
- * step). PostgreSQL's own bookkeeping (`cache_epochs`, `audit_chain_head`) is not listed: the target
- * keeps its own, and importing the audit log moves its chain head.
+ * step). The adapters' own bookkeeping ({@link bookkeepingTables}, and PostgreSQL's
+ * `audit_chain_head`) is not listed: the target keeps its own, and importing the audit log moves its
+ * chain head.
  */
 export const transferTables: readonly TransferTable[] = [
   { name: 'users', primaryKey: ['id'] },
@@ -37,7 +38,13 @@ export const transferTables: readonly TransferTable[] = [
   { name: 'models', primaryKey: ['uid'] },
   { name: 'audit_chain_anchor', primaryKey: ['id'] },
   { name: 'audit_log', primaryKey: ['id'] },
+  { name: 'usage_totals', primaryKey: ['hour_start', 'key_id', 'user_id', 'model'] },
+  { name: 'limit_counters', primaryKey: ['subject'] },
+  { name: 'limit_slots', primaryKey: ['subject', 'holder'] },
 ];
+
+/** Tables of each adapter's own that never move: the cache epochs (every target counts its own). */
+export const bookkeepingTables: readonly string[] = ['cache_epochs'];
 
 /** Writes rows into the tables, all within one transaction (see {@link TableTransfer.importing}). */
 export interface TableImporter {

@@ -87,7 +87,7 @@ async function moveChainHead(sql: Executor): Promise<void> {
   await sql.run(
     `UPDATE audit_chain_head AS head SET last_id = newest.id, last_hash = newest.hash
        FROM (SELECT id, hash FROM (
-               SELECT id, hash FROM audit_log
+               SELECT id, encode(hash, 'hex') AS hash FROM audit_log
                UNION ALL SELECT last_pruned_id, last_pruned_hash FROM audit_chain_anchor
              ) AS links ORDER BY id DESC LIMIT 1) AS newest
       WHERE head.id = 1 AND newest.id > head.last_id`,

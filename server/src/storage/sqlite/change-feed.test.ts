@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -70,12 +71,13 @@ describe('SqliteChangeFeed', () => {
       const ownBefore = storage.changes.current();
       await storage.keys.touchLastUsed('touched', 5);
       await storage.settings.write('{}', 1);
-      const chainLink = (previous: string, encoding: string): string => `${previous}/${encoding}`;
-      await storage.audit.append([{ record: newAuditRecord(), encoding: 'own' }], chainLink, 'genesis');
+      // Digests are stored as 32 raw bytes: the links must be hex SHA-256, as the audit trail's are.
+      const chainLink = (previous: string, encoding: string): string => createHash('sha256').update(`${previous}\n${encoding}`).digest('hex');
+      await storage.audit.append([{ record: newAuditRecord(), encoding: 'own' }], chainLink, '0'.repeat(64));
       // The audit writer thread appends through a connection of its own.
       const auditWriter = SqliteStorage.open(join(home, 'auth.db'));
       try {
-        await auditWriter.audit.append([{ record: newAuditRecord(), encoding: 'thread' }], chainLink, 'genesis');
+        await auditWriter.audit.append([{ record: newAuditRecord(), encoding: 'thread' }], chainLink, '0'.repeat(64));
       } finally {
         await auditWriter.close();
       }
