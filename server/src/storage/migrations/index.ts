@@ -14,9 +14,9 @@ import { loginReservations } from './010-login-reservations.js';
 import { revokedKeyTombstones } from './011-revoked-key-tombstones.js';
 import { refreshGraceExchanges } from './012-refresh-grace-exchanges.js';
 import { apiKeyRateLimits } from './015-api-key-rate-limits.js';
+import { oidcSchema } from './020-oidc.js';
 import { sqliteCacheEpochs } from './021-sqlite-cache-epochs.js';
 import { binaryAuditDigests } from './022-binary-audit-digests.js';
-import { oidcSchema } from './020-oidc.js';
 import { usageAndLimits } from './030-usage-and-limits.js';
 
 /** One schema step. */
@@ -43,9 +43,9 @@ export const migrations: readonly Migration[] = [
   revokedKeyTombstones,
   refreshGraceExchanges,
   apiKeyRateLimits,
+  oidcSchema,
   sqliteCacheEpochs,
   binaryAuditDigests,
-  oidcSchema,
   usageAndLimits,
 ];
 
