@@ -156,33 +156,37 @@ export class SqliteStorage implements Storage {
     }
   }
 
-  async transaction<T>(work: (tx: StorageTx) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+  transaction<T>(work: (tx: StorageTx) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+    return this.#writeTransaction(() => work(this.#tx), { watchTurn: true });
+  }
+
+  /** `work` on the writer inside one `BEGIN IMMEDIATE` transaction, without the one-turn guard (bulk imports await their source). */
+  #exclusive<T>(work: (writer: Database) => Promise<T>): Promise<T> {
+    return this.#writeTransaction(() => work(this.#writer), { watchTurn: false });
+  }
+
+  /**
+   * `run` inside one `BEGIN IMMEDIATE` transaction of the writer, holding the writer mutex: committed
+   * when it resolves, rolled back when it throws. With `watchTurn`, a transaction still open after
+   * the turn that began it (its work awaited something other than its stores) is reported, or failed
+   * with the `'throw'` guard.
+   */
+  async #writeTransaction<T>(run: () => Promise<T>, options: { watchTurn: boolean }): Promise<T> {
     await this.#mutex.acquire();
     try {
       // Another process may hold the file's write lock: wait for it on timers, never in SQLite.
       const locking = this.#mutex.lockFile(() => this.#writer.exec('BEGIN IMMEDIATE'));
       if (locking !== undefined) await locking;
       const opened = { overran: false };
-      this.#openTransaction = opened;
-      const began = performance.now();
-      setImmediate(() => {
-        if (this.#openTransaction !== opened) return;
-        opened.overran = true;
-        process.emitWarning(`an SQLite transaction is still open after the turn that began it (${Math.round(performance.now() - began)} ms): its work awaited something other than its stores`, 'SvcStorageWarning');
-      });
+      if (options.watchTurn) this.#watchTurn(opened);
       let result: T;
       try {
-        result = await work(this.#tx);
+        result = await run();
         if (opened.overran && this.#guard === 'throw') throw new Error('the transaction awaited something other than its stores (see the storage port: work must await nothing but tx)');
-      } catch (error) {
         this.#openTransaction = null;
-        if (this.#writer.inTransaction) this.#writer.exec('ROLLBACK');
-        throw toStorageError(error);
-      }
-      this.#openTransaction = null;
-      try {
         this.#writer.exec('COMMIT');
       } catch (error) {
+        this.#openTransaction = null;
         if (this.#writer.inTransaction) this.#writer.exec('ROLLBACK');
         throw toStorageError(error);
       }
@@ -193,28 +197,15 @@ export class SqliteStorage implements Storage {
     }
   }
 
-  /** `work` on the writer inside one `BEGIN IMMEDIATE` transaction, without the one-turn guard (bulk imports await their source). */
-  async #exclusive<T>(work: (writer: Database) => Promise<T>): Promise<T> {
-    await this.#mutex.acquire();
-    try {
-      try {
-        this.#writer.exec('BEGIN IMMEDIATE');
-      } catch (error) {
-        throw toStorageError(error);
-      }
-      let result: T;
-      try {
-        result = await work(this.#writer);
-        this.#writer.exec('COMMIT');
-      } catch (error) {
-        if (this.#writer.inTransaction) this.#writer.exec('ROLLBACK');
-        throw toStorageError(error);
-      }
-      this.#mutex.committed();
-      return result;
-    } finally {
-      this.#mutex.release();
-    }
+  /** Marks `opened` overran (and warns) when the transaction is still open after the turn that began it. */
+  #watchTurn(opened: { overran: boolean }): void {
+    this.#openTransaction = opened;
+    const began = performance.now();
+    setImmediate(() => {
+      if (this.#openTransaction !== opened) return;
+      opened.overran = true;
+      process.emitWarning(`an SQLite transaction is still open after the turn that began it (${Math.round(performance.now() - began)} ms): its work awaited something other than its stores`, 'SvcStorageWarning');
+    });
   }
 
   ping(): Promise<void> {
