@@ -105,7 +105,7 @@ export function authorize(spec: OperationSpec, services: Pick<Services, 'config'
     }
     let principal: Principal | Promise<Principal>;
     try {
-      principal = authenticator.authenticate(header);
+      principal = authenticator.authenticate(header, request.epochs ?? undefined);
     } catch (error) {
       return refuse(request, error, done);
     }

@@ -91,6 +91,7 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
     config,
     clock,
     health: { ping: () => storage.ping() },
+    changes: storage.changes,
     authenticator: new Authenticator(storage, accessTokens, clock),
     upstream,
     users: new UserService(storage, config, clock),

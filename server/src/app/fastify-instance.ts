@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 
 import type { AuditContext } from '../audit/request-audit.js';
 import type { Principal } from '../auth/principal.js';
 import type { BanStatus } from '../brute-force/brute-force-service.js';
+import type { Epochs } from '../storage/port/index.js';
 import { answerClientError } from '../http/client-errors.js';
 import type { TrustFunction } from '../http/client-ip.js';
 import { toErrorResponse } from '../http/error-responses.js';
@@ -18,6 +19,11 @@ declare module 'fastify' {
     principal: Principal | null;
     /** The ban on the client's address, if any: it stops guesses, not live credentials (see `authorize`). */
     ipBan: BanStatus | null;
+    /**
+     * The change feed's epochs, read once for this request by the guard (null while authentication
+     * is off); the ban list and the authenticator both decide by them.
+     */
+    epochs: Epochs | Promise<Epochs> | null;
     /** Facts for this request's audit record; handlers may add to it (see {@link AuditContext}). */
     audit: AuditContext;
   }
@@ -46,6 +52,7 @@ export function createFastifyInstance(options: { trust: TrustFunction; logSink: 
   });
   app.decorateRequest('principal', null);
   app.decorateRequest('ipBan', null);
+  app.decorateRequest('epochs', null);
   app.decorateRequest('audit', null as unknown as AuditContext);
   app.removeContentTypeParser('text/plain');
   return app as unknown as FastifyInstance;

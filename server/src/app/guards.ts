@@ -1,7 +1,7 @@
 /**
  * Pipeline step 4: the guards every request passes before its route: the response headers every
- * answer carries, the client IP, the IP ban looked up (while authentication is on; `authorize`
- * enforces it on guesses only) and the refusal of credentials in the URL.
+ * answer carries, the client IP, the change feed read once (while authentication is on), the IP
+ * ban looked up (`authorize` enforces it on guesses only) and the refusal of credentials in the URL.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BanStatus } from '../brute-force/brute-force-service.js';
@@ -10,6 +10,7 @@ import { ApiError } from '../errors.js';
 import { clientIp, type TrustFunction } from '../http/client-ip.js';
 import { isLoopback } from '../http/ip-address.js';
 import type { Services } from '../services/services.js';
+import type { Epochs } from '../storage/port/index.js';
 
 /** Query parameters that would carry a credential; refused so secrets never sit in URLs or logs. */
 const credentialQueryParameters = ['access_token', 'api_key', 'apikey', 'token', 'refresh_token', 'jwt'];
@@ -26,8 +27,8 @@ export function bannedError(ban: BanStatus): ApiError {
  * Registers the global `onRequest` guard. Callback style: while the ban list is current (the hot
  * path on SQLite) a request passes without a promise.
  */
-export function registerGuards(app: FastifyInstance, services: Pick<Services, 'bruteForce' | 'config'>, trust: TrustFunction): void {
-  const { bruteForce, config } = services;
+export function registerGuards(app: FastifyInstance, services: Pick<Services, 'bruteForce' | 'config' | 'changes'>, trust: TrustFunction): void {
+  const { bruteForce, config, changes } = services;
   const warnForwardedHeaders = forwardedHeaderWarning(app, config);
   app.addHook('onRequest', (request, reply, done) => {
     void reply.headers({ 'x-request-id': request.id, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
@@ -43,10 +44,24 @@ export function registerGuards(app: FastifyInstance, services: Pick<Services, 'b
       }
       done();
     };
-    const refreshing = config.authEnabled ? bruteForce.refreshBans() : null;
+    if (config.authEnabled) request.epochs = readEpochs(changes);
+    const refreshing = request.epochs === null ? null : bruteForce.refreshBans(request.epochs);
     if (refreshing === null) rest();
     else void refreshing.then(rest);
   });
+}
+
+/**
+ * One reading of the change feed for a request (on PostgreSQL one round trip, shared by the ban list
+ * and the authenticator); a feed that throws becomes a rejected reading, so the authenticator fails
+ * closed while the ban list keeps the bans it knows.
+ */
+function readEpochs(changes: Services['changes']): Epochs | Promise<Epochs> {
+  try {
+    return changes.current();
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /**

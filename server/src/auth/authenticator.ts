@@ -76,9 +76,11 @@ export class Authenticator {
    * Authenticates the raw header value. Answers synchronously when the credential was seen before
    * (the hot path), with a promise when a token signature must be checked.
    *
+   * @param epochs - the change feed's epochs the request pipeline read once for this request; without
+   *   them the authenticator reads its own.
    * @throws {ApiError} 400 for a malformed header, 401 for missing or failed credentials.
    */
-  authenticate(header: string | undefined): Principal | Promise<Principal> {
+  authenticate(header: string | undefined, epochs?: Epochs | Promise<Epochs>): Principal | Promise<Principal> {
     if (header === undefined || header === '') {
       throw new ApiError('missing_credentials', 'Not authenticated: send Authorization: Bearer <access token or API key>');
     }
@@ -87,22 +89,22 @@ export class Authenticator {
       throw new ApiError('malformed_authorization_header', 'Malformed Authorization header: expected "Bearer <access token or API key>"');
     }
     const credential = match[1] as string;
-    return credential.startsWith('sk-') ? this.#authenticateKey(credential) : this.#authenticateToken(credential);
+    return credential.startsWith('sk-') ? this.#authenticateKey(credential, epochs) : this.#authenticateToken(credential, epochs);
   }
 
-  #authenticateToken(token: string): Principal | Promise<Principal> {
+  #authenticateToken(token: string, epochs: Epochs | Promise<Epochs> | undefined): Principal | Promise<Principal> {
     const known = this.#accessTokens.verifyKnown(token);
-    if (known !== undefined) return this.#principalForClaims(known);
-    return this.#accessTokens.verify(token).then((claims) => this.#principalForClaims(claims));
+    if (known !== undefined) return this.#principalForClaims(known, epochs);
+    return this.#accessTokens.verify(token).then((claims) => this.#principalForClaims(claims, epochs));
   }
 
-  #principalForClaims(claims: AccessClaims | { failure: AccessTokenFailure }): Principal | Promise<Principal> {
+  #principalForClaims(claims: AccessClaims | { failure: AccessTokenFailure }, epochs: Epochs | Promise<Epochs> | undefined): Principal | Promise<Principal> {
     if ('failure' in claims) {
       throw claims.failure === 'expired'
         ? new ApiError('token_expired', 'Access token has expired; refresh it or log in again')
         : new ApiError('invalid_token', 'Invalid access token');
     }
-    const refreshed = this.#refreshCaches();
+    const refreshed = this.#refreshCaches(epochs);
     // Once: an asynchronous feed (PostgreSQL) answers with a promise every time.
     if (refreshed !== null) return refreshed.then(() => this.#principalForCurrentClaims(claims));
     return this.#principalForCurrentClaims(claims);
@@ -123,16 +125,16 @@ export class Authenticator {
     return { authType: 'jwt', user, apiKey: null, permissions: this.#permissionsOf(user) };
   }
 
-  #authenticateKey(presented: string): Principal | Promise<Principal> {
+  #authenticateKey(presented: string, epochs: Epochs | Promise<Epochs> | undefined): Principal | Promise<Principal> {
     const digest = apiKeyDigestBase64(presented);
     // A mistyped or made-up key is refused by its checksum before anything touches the database. A
     // cached digest belongs to a key that passed that check already (same digest, same key).
     if (!this.#keys.has(digest) && apiKeyShape(presented) === 'malformed') throw new ApiError('invalid_api_key', 'Invalid API key');
-    return this.#keyPrincipal(digest);
+    return this.#keyPrincipal(digest, epochs);
   }
 
-  #keyPrincipal(digest: string): Principal | Promise<Principal> {
-    const refreshed = this.#refreshCaches();
+  #keyPrincipal(digest: string, epochs: Epochs | Promise<Epochs> | undefined): Principal | Promise<Principal> {
+    const refreshed = this.#refreshCaches(epochs);
     // Once: an asynchronous feed (PostgreSQL) answers with a promise every time.
     if (refreshed !== null) return refreshed.then(() => this.#currentKeyPrincipal(digest));
     return this.#currentKeyPrincipal(digest);
@@ -203,13 +205,14 @@ export class Authenticator {
   }
 
   /**
-   * Drops the caches when the `access` epoch moved. Null when that was decided synchronously (the
-   * hot path); otherwise a promise of the decision.
+   * Drops the caches when the `access` epoch moved: by `given` (the epochs the request pipeline read
+   * once for this request), else by a reading of its own. Null when that was decided synchronously
+   * (the hot path); otherwise a promise of the decision.
    *
    * @throws {StorageUnavailableError} when currency cannot be checked: the request fails closed (503).
    */
-  #refreshCaches(): Promise<void> | null {
-    const epochs = this.#storage.changes.current();
+  #refreshCaches(given?: Epochs | Promise<Epochs>): Promise<void> | null {
+    const epochs = given ?? this.#storage.changes.current();
     if (epochs instanceof Promise) return epochs.then((resolved) => this.#applyEpochs(resolved));
     this.#applyEpochs(epochs);
     return null;

@@ -160,12 +160,13 @@ export class BruteForceService {
    * (decided synchronously, the hot path), else a promise that settles once it is. Never rejects: if
    * the database cannot be read, the bans known so far stay in force; the request then needs the
    * database for its own work anyway and fails closed there (R34), while a malformed credential
-   * still gets its 401 without it (R22).
+   * still gets its 401 without it (R22). `given`: the epochs the request pipeline read once for this
+   * request, else a reading of its own.
    */
-  refreshBans(): Promise<void> | null {
+  refreshBans(given?: Epochs | Promise<Epochs>): Promise<void> | null {
     let epochs: Epochs | Promise<Epochs>;
     try {
-      epochs = this.#storage.changes.current();
+      epochs = given ?? this.#storage.changes.current();
     } catch {
       return null;
     }

@@ -12,6 +12,7 @@ import type { LogSink } from '../observability/log-buffer.js';
 import type { ServerMetrics } from '../observability/metrics.js';
 import type { OidcService } from '../oidc/oidc-service.js';
 import type { Clock } from '../runtime/clock.js';
+import type { ChangeFeed } from '../storage/port/index.js';
 import type { KeyService } from './key-service.js';
 import type { ManagedDirectory } from './managed-directory.js';
 import type { SessionService } from './session-service.js';
@@ -30,6 +31,11 @@ export interface Services {
   /** The time every service reads. */
   clock: Clock;
   health: HealthCheck;
+  /**
+   * The storage's change feed, which every cache checks: the request pipeline reads it once per
+   * request (`app/guards.ts`) and hands the epochs to the ban list and the authenticator.
+   */
+  changes: Pick<ChangeFeed, 'current'>;
   users: UserService;
   sessions: SessionService;
   /** Single sign-on, or null when no provider is configured. */
