@@ -274,21 +274,20 @@ export class BruteForceService {
     const staleBefore = now - IN_FLIGHT_STALE_MS;
     const events = await this.#storage.transaction(async (tx) => {
       const found: BruteForceEvent[] = [];
-      const release = async (scope: 'ip' | 'account', subject: string, userId: string | null): Promise<void> => {
-        const entry = await tx.bruteForce.lockCounter(newEntry(scope, subject, { ip: ticket.ip, keyId: null, userId }, now));
-        await tx.bruteForce.save({ ...entry, inFlight: Math.max(0, inFlightOf(entry, staleBefore) - 1) });
-      };
-      await release('ip', ticket.ip, null);
-      if (ticket.reservedUserId !== null) await release('account', ticket.reservedUserId, ticket.reservedUserId);
-      if (succeeded) {
-        if (ticket.reservedUserId !== null) await tx.bruteForce.delete('account', ticket.reservedUserId, now);
-        return found;
+      // Each counter is locked and written once: its reservation released and, for a failure, counted.
+      const address = await tx.bruteForce.lockCounter(newEntry('ip', ticket.ip, { ip: ticket.ip, keyId: null, userId: null }, now));
+      address.inFlight = Math.max(0, inFlightOf(address, staleBefore) - 1);
+      if (!succeeded) windowedFailure(address, settings.ip, now, found);
+      await tx.bruteForce.save(address);
+      const userId = ticket.reservedUserId;
+      if (userId !== null && succeeded) await tx.bruteForce.delete('account', userId, now);
+      if (userId !== null && !succeeded) {
+        const account = await tx.bruteForce.lockCounter(newEntry('account', userId, { ip: ticket.ip, keyId: null, userId }, now));
+        account.inFlight = Math.max(0, inFlightOf(account, staleBefore) - 1);
+        if ((await tx.users.findById(userId)) !== null) accountFailure(account, { ip: ticket.ip, userId }, settings.login, now, found);
+        await tx.bruteForce.save(account);
       }
-      await countWindowed(tx, newEntry('ip', ticket.ip, { ip: ticket.ip, keyId: null, userId: null }, now), settings.ip, now, found);
-      if (ticket.reservedUserId !== null && (await tx.users.findById(ticket.reservedUserId)) !== null) {
-        await countAccount(tx, ticket.reservedUserId, ticket.ip, settings.login, now, found);
-      }
-      await this.#pruneStale(tx, settings, now);
+      if (!succeeded) await this.#pruneStale(tx, settings, now);
       return found;
     });
     this.#emit(events);
@@ -351,6 +350,12 @@ export class BruteForceService {
 /** Counts one failure on an IP or (IP, credential) counter, inside the counting transaction; bans at the rule's limit. */
 async function countWindowed(tx: StorageTx, initial: BruteForceEntry, rule: RateLimitRule, now: number, events: BruteForceEvent[]): Promise<void> {
   const entry = await tx.bruteForce.lockCounter(initial);
+  windowedFailure(entry, rule, now, events);
+  await tx.bruteForce.save(entry);
+}
+
+/** One failure on a locked IP or (IP, credential) counter (unless it is banned already); bans at the rule's limit. */
+function windowedFailure(entry: BruteForceEntry, rule: RateLimitRule, now: number, events: BruteForceEvent[]): void {
   if (entry.bannedUntil !== null && entry.bannedUntil > now) return;
   if (now - entry.windowStartedAt > rule.window_seconds * 1000) {
     entry.failures = 0;
@@ -365,12 +370,13 @@ async function countWindowed(tx: StorageTx, initial: BruteForceEntry, rule: Rate
     entry.bannedUntil = now + rule.ban_seconds * 1000;
     events.push({ action: 'ban', scope: entry.scope, ip: entry.ip, keyId: entry.keyId, userId: null, bannedUntil: entry.bannedUntil, cause: 'failures' });
   }
-  await tx.bruteForce.save(entry);
 }
 
-/** Counts one failed login against an account, inside the counting transaction; locks it out every `failures_before_lockout`. */
-async function countAccount(tx: StorageTx, userId: string, ip: string, rule: SecuritySettings['login'], now: number, events: BruteForceEvent[]): Promise<void> {
-  const entry = await tx.bruteForce.lockCounter(newEntry('account', userId, { ip, keyId: null, userId }, now));
+/**
+ * One failed login from `attempt.ip` on a locked account counter (unless it is locked already);
+ * locks it out every `failures_before_lockout`.
+ */
+function accountFailure(entry: BruteForceEntry, attempt: { ip: string; userId: string }, rule: SecuritySettings['login'], now: number, events: BruteForceEvent[]): void {
   if (entry.bannedUntil !== null && entry.bannedUntil > now) return;
   // Keycloak: after `failure_reset_seconds` without a failure the count starts over.
   if (now - entry.lastFailureAt > rule.failure_reset_seconds * 1000) {
@@ -384,9 +390,8 @@ async function countAccount(tx: StorageTx, userId: string, ip: string, rule: Sec
     entry.lockouts += 1;
     const waitSeconds = Math.min(rule.wait_increment_seconds * entry.lockouts, rule.max_wait_seconds);
     entry.bannedUntil = now + waitSeconds * 1000;
-    events.push({ action: 'ban', scope: 'account', ip, keyId: null, userId, bannedUntil: entry.bannedUntil, cause: 'failures' });
+    events.push({ action: 'ban', scope: 'account', ip: attempt.ip, keyId: null, userId: attempt.userId, bannedUntil: entry.bannedUntil, cause: 'failures' });
   }
-  await tx.bruteForce.save(entry);
 }
 
 function newEntry(scope: BruteForceScope, subject: string, identity: Pick<BruteForceEntry, 'ip' | 'keyId' | 'userId'>, now: number): BruteForceEntry {
