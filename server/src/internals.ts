@@ -77,5 +77,4 @@ export type { ChainVerification } from './audit/verify-chain.js';
 export { auditFields, appendEntries, chainHash, canonicalEncoding, GENESIS_HASH, type AuditEntry, type StoredAuditEntry } from './audit/audit-entry.js';
 export { systemClock, ManualClock, type Clock } from './runtime/clock.js';
 export { canonicalIp } from './http/ip-address.js';
-export { SqliteUsageStore, immediateGate, type UsageConnections } from './storage/sqlite/usage-store.js';
 export type { UsageTotal, UsageQuery, UsageStore } from './storage/port/usage.js';

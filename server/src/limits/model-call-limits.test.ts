@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'vitest';
 import { ManualClock } from '../runtime/clock.js';
-import { openDatabase, type Database } from '../storage/sqlite/database.js';
-import type { UsageTotal, UsageTotalsStore } from '../storage/port/usage.js';
-import { immediateGate, SqliteUsageStore } from '../storage/sqlite/usage-store.js';
+import type { UsageStore, UsageTotal, UsageTotalsStore } from '../storage/port/usage.js';
+import { SqliteStorage } from '../storage/sqlite/sqlite-storage.js';
 import { exactLeases } from './lease-options.js';
 import { MemoryLimitCounterStore } from './memory-counter-store.js';
 import { ModelCallLimits, type CallParty } from './model-call-limits.js';
@@ -25,17 +24,17 @@ const chat = (content: string, maxTokens?: number) => ({ model: 'llama-3', messa
 
 describe('usage recorder and model call limits', () => {
   let directory: string;
-  let db: Database;
-  let store: SqliteUsageStore;
+  let storage: SqliteStorage;
+  let store: UsageStore;
   let clock: ManualClock;
   beforeEach(async () => {
     directory = await mkdtemp(join(tmpdir(), 'svc-model-call-limits-'));
-    db = openDatabase(join(directory, 'auth.db'));
-    store = new SqliteUsageStore({ read: db, write: db, gate: immediateGate });
+    storage = SqliteStorage.open(join(directory, 'auth.db'));
+    store = storage.usage;
     clock = new ManualClock(START);
   });
   afterEach(async () => {
-    db.close();
+    await storage.close();
     await rm(directory, { recursive: true, force: true });
   });
   const stored = () => store.totals({ start: 0, end: START + 86_400_000 });

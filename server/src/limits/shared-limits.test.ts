@@ -8,37 +8,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ManualClock } from '../runtime/clock.js';
-import { openDatabase, type Database } from '../storage/sqlite/database.js';
-import { SqliteUsageStore } from '../storage/sqlite/usage-store.js';
+import type { UsageStore } from '../storage/port/usage.js';
+import { SqliteStorage } from '../storage/sqlite/sqlite-storage.js';
 import { UsageLimiter } from './usage-limiter.js';
 import { limitsFromWire } from './usage-limits.js';
 
-const serialGate = () => {
-  let tail: Promise<unknown> = Promise.resolve();
-  return {
-    write<T>(work: () => T): Promise<T> {
-      const run = tail.then(work);
-      tail = run.catch(() => undefined);
-      return run;
-    },
-  };
-};
-
 describe('limits shared by two processes on one SQLite file', () => {
   let directory: string;
-  const opened: Database[] = [];
-  const open = (): SqliteUsageStore => {
-    const write = openDatabase(join(directory, 'auth.db'));
-    const read = openDatabase(join(directory, 'auth.db'));
-    opened.push(write, read);
-    return new SqliteUsageStore({ read, write, gate: serialGate() });
+  const opened: SqliteStorage[] = [];
+  /** Another process: a storage of its own on the same file. */
+  const open = (): UsageStore => {
+    const storage = SqliteStorage.open(join(directory, 'auth.db'));
+    opened.push(storage);
+    return storage.usage;
   };
 
   beforeAll(async () => {
     directory = await mkdtemp(join(tmpdir(), 'svc-shared-limits-'));
   });
   afterAll(async () => {
-    for (const db of opened) db.close();
+    for (const storage of opened) await storage.close();
     await rm(directory, { recursive: true, force: true });
   });
 
