@@ -4,50 +4,8 @@
  * A change of a row's ban bumps the `bans` epoch (trigger of migration 004).
  */
 import type { ActiveBan, BruteForceEntry, BruteForceScope, BruteForceStore } from '../port/index.js';
+import { activeBanOf, bruteForceEntryOf, type BanRow, type BruteForceRow } from '../rows.js';
 import type { Executor } from './executor.js';
-
-interface EntryRow {
-  scope: BruteForceScope;
-  subject: string;
-  ip: string | null;
-  key_id: string | null;
-  user_id: string | null;
-  failures: number;
-  window_started_at: number;
-  last_failure_at: number;
-  lockouts: number;
-  banned_until: number | null;
-  in_flight: number;
-  in_flight_since: number | null;
-}
-
-type BanRow = EntryRow & { username: string | null };
-
-const toEntry = (row: EntryRow): BruteForceEntry => ({
-  scope: row.scope,
-  subject: row.subject,
-  ip: row.ip,
-  keyId: row.key_id,
-  userId: row.user_id,
-  failures: row.failures,
-  windowStartedAt: row.window_started_at,
-  lastFailureAt: row.last_failure_at,
-  lockouts: row.lockouts,
-  bannedUntil: row.banned_until,
-  inFlight: row.in_flight,
-  inFlightSince: row.in_flight_since,
-});
-
-const toBan = (row: BanRow): ActiveBan => ({
-  scope: row.scope,
-  ip: row.ip,
-  keyId: row.key_id,
-  userId: row.user_id,
-  username: row.username,
-  failures: row.failures,
-  lockouts: row.lockouts,
-  bannedUntil: row.banned_until as number,
-});
 
 const COLUMNS = 'scope, subject, ip, key_id, user_id, failures, window_started_at, last_failure_at, lockouts, banned_until, in_flight, in_flight_since';
 const BAN_COLUMNS = 'scope, subject, ip, key_id, user_id, failures, window_started_at, last_failure_at, lockouts, banned_until';
@@ -76,19 +34,19 @@ export class PostgresBruteForceStore implements BruteForceStore {
   }
 
   async find(scope: BruteForceScope, subject: string): Promise<BruteForceEntry | null> {
-    const row = await this.#sql.first<EntryRow>(`SELECT ${COLUMNS} FROM brute_force_entries WHERE scope = $1 AND subject = $2`, [scope, subject], { lookup: true });
-    return row === null ? null : toEntry(row);
+    const row = await this.#sql.first<BruteForceRow>(`SELECT ${COLUMNS} FROM brute_force_entries WHERE scope = $1 AND subject = $2`, [scope, subject], { lookup: true });
+    return row === null ? null : bruteForceEntryOf(row);
   }
 
   /** Creates the counter from `initial` if missing, then locks it until commit (in a transaction). */
   async lockCounter(initial: BruteForceEntry): Promise<BruteForceEntry> {
     await this.#sql.run(`INSERT INTO brute_force_entries (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (scope, subject) DO NOTHING`, entryValues(initial));
-    const row = await this.#sql.first<EntryRow>(
+    const row = await this.#sql.first<BruteForceRow>(
       `SELECT ${COLUMNS} FROM brute_force_entries WHERE scope = $1 AND subject = $2${this.#sql.lockClause({ lock: 'update' })}`,
       [initial.scope, initial.subject],
     );
     // Deleted between the two statements (an unban outside a transaction): count from the start.
-    return row === null ? initial : toEntry(row);
+    return row === null ? initial : bruteForceEntryOf(row);
   }
 
   async save(entry: BruteForceEntry): Promise<void> {
@@ -116,7 +74,7 @@ export class PostgresBruteForceStore implements BruteForceStore {
        SELECT d.*, u.username FROM deleted d LEFT JOIN users u ON u.id = d.user_id ORDER BY d.banned_until DESC`,
       [scope, now],
     );
-    return rows.map(toBan);
+    return rows.map(activeBanOf);
   }
 
   /** Deletes every (IP, credential) counter of `ip`; answers those that held an active ban. */
@@ -127,7 +85,7 @@ export class PostgresBruteForceStore implements BruteForceStore {
       [ip, now],
       { lookup: true },
     );
-    return rows.map(toBan);
+    return rows.map(activeBanOf);
   }
 
   async activeBans(scope: BruteForceScope | null, now: number): Promise<ActiveBan[]> {
@@ -137,7 +95,7 @@ export class PostgresBruteForceStore implements BruteForceStore {
       [now, scope],
       { name: 'svc-active-bans' },
     );
-    return rows.map(toBan);
+    return rows.map(activeBanOf);
   }
 
   async pruneStale(before: number, now: number): Promise<void> {

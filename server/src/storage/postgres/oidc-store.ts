@@ -3,16 +3,8 @@
  * `DELETE … RETURNING`, so two hosts racing for the same one cannot both get it.
  */
 import type { OidcCliCode, OidcLoginRequest, OidcStore } from '../port/oidc.js';
+import { liveCliCode, liveLoginRequest, type OidcCliCodeRow, type OidcLoginRequestRow } from '../rows.js';
 import type { Executor } from './executor.js';
-
-interface LoginRequestRow {
-  browser_hash: Buffer | null;
-  nonce: string;
-  code_verifier: string;
-  cli_redirect_uri: string | null;
-  cli_code_challenge: string | null;
-  expires_at: number;
-}
 
 /** {@link OidcStore} on PostgreSQL. */
 export class PostgresOidcStore implements OidcStore {
@@ -47,19 +39,11 @@ export class PostgresOidcStore implements OidcStore {
   }
 
   async takeLoginRequest(stateHash: Buffer, now: number): Promise<OidcLoginRequest | null> {
-    const row = await this.#sql.first<LoginRequestRow>(
+    const row = await this.#sql.first<OidcLoginRequestRow>(
       'DELETE FROM oidc_login_requests WHERE state_hash = $1 RETURNING browser_hash, nonce, code_verifier, cli_redirect_uri, cli_code_challenge, expires_at',
       [stateHash],
     );
-    if (row === null || row.expires_at <= now) return null;
-    return {
-      browserHash: row.browser_hash,
-      nonce: row.nonce,
-      codeVerifier: row.code_verifier,
-      cliRedirectUri: row.cli_redirect_uri,
-      cliCodeChallenge: row.cli_code_challenge,
-      expiresAt: row.expires_at,
-    };
+    return liveLoginRequest(row, now);
   }
 
   async saveCliCode(codeHash: Buffer, code: OidcCliCode, now: number): Promise<void> {
@@ -73,11 +57,10 @@ export class PostgresOidcStore implements OidcStore {
   }
 
   async takeCliCode(codeHash: Buffer, now: number): Promise<OidcCliCode | null> {
-    const row = await this.#sql.first<{ user_id: string; code_challenge: string; expires_at: number }>(
+    const row = await this.#sql.first<OidcCliCodeRow>(
       'DELETE FROM oidc_cli_codes WHERE code_hash = $1 RETURNING user_id, code_challenge, expires_at',
       [codeHash],
     );
-    if (row === null || row.expires_at <= now) return null;
-    return { userId: row.user_id, codeChallenge: row.code_challenge, expiresAt: row.expires_at };
+    return liveCliCode(row, now);
   }
 }

@@ -1,14 +1,7 @@
 /** Refresh-token families on PostgreSQL. Sessions are never cached, so no write here bumps an epoch. */
 import type { RefreshTokenRecord, RowLock, SessionStore } from '../port/index.js';
+import { refreshTokenOf, type RefreshTokenRow } from '../rows.js';
 import type { Executor } from './executor.js';
-
-interface TokenRow {
-  family_id: string;
-  user_id: string;
-  expires_at: number;
-  rotated_at: number | null;
-  absolute_expires_at: number;
-}
 
 /** {@link SessionStore} on PostgreSQL. */
 export class PostgresSessionStore implements SessionStore {
@@ -37,13 +30,13 @@ export class PostgresSessionStore implements SessionStore {
       const family = await this.#sql.first('SELECT f.id FROM refresh_families f JOIN refresh_tokens t ON t.family_id = f.id WHERE t.token_hash = $1' + lock, [digest]);
       if (family === null) return null;
     }
-    const row = await this.#sql.first<TokenRow>(
+    const row = await this.#sql.first<RefreshTokenRow>(
       `SELECT t.family_id, f.user_id, t.expires_at, t.rotated_at, f.absolute_expires_at
        FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id WHERE t.token_hash = $1`,
       [digest],
     );
     if (row === null) return null;
-    return { familyId: row.family_id, userId: row.user_id, expiresAt: row.expires_at, rotatedAt: row.rotated_at, familyExpiresAt: row.absolute_expires_at };
+    return refreshTokenOf(row);
   }
 
   /** One conditional statement: only the first of two racing rotations changes the row. */

@@ -6,37 +6,8 @@
  */
 import type { LimitCounter, LimitCounterStore, LimitCounterUpdate, UsageQuery, UsageStore, UsageTotal } from '../port/usage.js';
 import { mergeUsageTotals } from '../../limits/usage-meter.js';
+import { storedPartyId, usageTotalOf, type UsageTotalRow } from '../rows.js';
 import type { Executor } from './executor.js';
-
-interface TotalRow {
-  hour_start: number;
-  key_id: string;
-  user_id: string;
-  model: string;
-  calls: number;
-  errors: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  estimated_calls: number;
-  latency_ms_sum: number;
-}
-
-/** '' stands for "no key" / "no user" in the primary key. */
-const stored = (id: string | null): string => id ?? '';
-const loaded = (id: string): string | null => (id === '' ? null : id);
-
-const toTotal = (row: TotalRow): UsageTotal => ({
-  hourStart: row.hour_start,
-  keyId: loaded(row.key_id),
-  userId: loaded(row.user_id),
-  model: row.model,
-  calls: row.calls,
-  errors: row.errors,
-  promptTokens: row.prompt_tokens,
-  completionTokens: row.completion_tokens,
-  estimatedCalls: row.estimated_calls,
-  latencyMsSum: row.latency_ms_sum,
-});
 
 const NUMBERS = ['calls', 'errors', 'prompt_tokens', 'completion_tokens', 'estimated_calls', 'latency_ms_sum'] as const;
 
@@ -128,8 +99,8 @@ export class PostgresUsageStore implements UsageStore {
          ${NUMBERS.map((column) => `${column} = usage_totals.${column} + excluded.${column}`).join(', ')}`,
       [
         merged.map((delta) => delta.hourStart),
-        merged.map((delta) => stored(delta.keyId)),
-        merged.map((delta) => stored(delta.userId)),
+        merged.map((delta) => storedPartyId(delta.keyId)),
+        merged.map((delta) => storedPartyId(delta.userId)),
         merged.map((delta) => delta.model),
         merged.map((delta) => delta.calls),
         merged.map((delta) => delta.errors),
@@ -142,20 +113,20 @@ export class PostgresUsageStore implements UsageStore {
   }
 
   async totals(query: UsageQuery): Promise<UsageTotal[]> {
-    const rows = await this.#sql.rows<TotalRow>(
+    const rows = await this.#sql.rows<UsageTotalRow>(
       `SELECT * FROM usage_totals WHERE hour_start >= $1 AND hour_start < $2
          AND ($3::text IS NULL OR user_id = $3) AND ($4::text IS NULL OR key_id = $4) AND ($5::text IS NULL OR model = $5)
        ORDER BY hour_start, key_id, user_id, model`,
       [
         query.start,
         query.end,
-        query.userId === undefined ? null : stored(query.userId),
-        query.keyId === undefined ? null : stored(query.keyId),
+        query.userId === undefined ? null : storedPartyId(query.userId),
+        query.keyId === undefined ? null : storedPartyId(query.keyId),
         query.model ?? null,
       ],
       { lookup: true },
     );
-    return rows.map(toTotal);
+    return rows.map(usageTotalOf);
   }
 
   prune(before: number): Promise<number> {

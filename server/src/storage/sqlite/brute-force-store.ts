@@ -3,42 +3,13 @@
  * `brute_force_entries`. A ban that starts, ends or changes moves the `bans` epoch (triggers of migration 021).
  */
 import type { ActiveBan, BruteForceEntry, BruteForceScope, BruteForceStore } from '../port/brute-force.js';
+import { activeBanOf, bruteForceEntryOf, type BanRow, type BruteForceRow } from '../rows.js';
 import { attempt } from './errors.js';
 import { statement, type Connections } from './statements.js';
-
-interface EntryRow {
-  scope: BruteForceScope;
-  subject: string;
-  ip: string | null;
-  key_id: string | null;
-  user_id: string | null;
-  failures: number;
-  window_started_at: number;
-  last_failure_at: number;
-  lockouts: number;
-  banned_until: number | null;
-  in_flight: number;
-  in_flight_since: number | null;
-}
 
 const FIND = 'SELECT * FROM brute_force_entries WHERE scope = ? AND subject = ?';
 const ACTIVE = `SELECT e.*, u.username FROM brute_force_entries e LEFT JOIN users u ON u.id = e.user_id
   WHERE e.banned_until > ? AND (? IS NULL OR e.scope = ?) ORDER BY e.banned_until DESC`;
-
-const toEntry = (row: EntryRow): BruteForceEntry => ({
-  scope: row.scope,
-  subject: row.subject,
-  ip: row.ip,
-  keyId: row.key_id,
-  userId: row.user_id,
-  failures: row.failures,
-  windowStartedAt: row.window_started_at,
-  lastFailureAt: row.last_failure_at,
-  lockouts: row.lockouts,
-  bannedUntil: row.banned_until,
-  inFlight: row.in_flight,
-  inFlightSince: row.in_flight_since,
-});
 
 /** Reads and writes brute-force state. */
 export class SqliteBruteForceStore implements BruteForceStore {
@@ -112,21 +83,11 @@ export class SqliteBruteForceStore implements BruteForceStore {
   }
 
   #find(scope: BruteForceScope, subject: string, connection: 'read' | 'write'): BruteForceEntry | null {
-    const row = statement<[string, string], EntryRow>(this.#c[connection], FIND).get(scope, subject);
-    return row === undefined ? null : toEntry(row);
+    const row = statement<[string, string], BruteForceRow>(this.#c[connection], FIND).get(scope, subject);
+    return row === undefined ? null : bruteForceEntryOf(row);
   }
 }
 
 function activeBans(db: Connections['read'], scope: BruteForceScope | null, now: number): ActiveBan[] {
-  const rows = statement<[number, string | null, string | null], EntryRow & { username: string | null }>(db, ACTIVE).all(now, scope, scope);
-  return rows.map((row) => ({
-    scope: row.scope,
-    ip: row.ip,
-    keyId: row.key_id,
-    userId: row.user_id,
-    username: row.username,
-    failures: row.failures,
-    lockouts: row.lockouts,
-    bannedUntil: row.banned_until as number,
-  }));
+  return statement<[number, string | null, string | null], BanRow>(db, ACTIVE).all(now, scope, scope).map(activeBanOf);
 }

@@ -3,17 +3,9 @@
  * `oidc_login_requests` and `oidc_cli_codes` (migration 020).
  */
 import type { OidcCliCode, OidcLoginRequest, OidcStore } from '../port/oidc.js';
+import { liveCliCode, liveLoginRequest, type OidcCliCodeRow, type OidcLoginRequestRow } from '../rows.js';
 import { attempt } from './errors.js';
 import { statement, type Connections } from './statements.js';
-
-interface LoginRequestRow {
-  browser_hash: Buffer | null;
-  nonce: string;
-  code_verifier: string;
-  cli_redirect_uri: string | null;
-  cli_code_challenge: string | null;
-  expires_at: number;
-}
 
 /** Reads and writes single sign-on state. */
 export class SqliteOidcStore implements OidcStore {
@@ -54,16 +46,7 @@ export class SqliteOidcStore implements OidcStore {
 
   takeLoginRequest(stateHash: Buffer, now: number): Promise<OidcLoginRequest | null> {
     return this.#c.gate.write(() => {
-      const row = statement<[Buffer], LoginRequestRow>(this.#c.write, 'DELETE FROM oidc_login_requests WHERE state_hash = ? RETURNING *').get(stateHash);
-      if (row === undefined || row.expires_at <= now) return null;
-      return {
-        browserHash: row.browser_hash,
-        nonce: row.nonce,
-        codeVerifier: row.code_verifier,
-        cliRedirectUri: row.cli_redirect_uri,
-        cliCodeChallenge: row.cli_code_challenge,
-        expiresAt: row.expires_at,
-      };
+      return liveLoginRequest(statement<[Buffer], OidcLoginRequestRow>(this.#c.write, 'DELETE FROM oidc_login_requests WHERE state_hash = ? RETURNING *').get(stateHash), now);
     });
   }
 
@@ -81,12 +64,10 @@ export class SqliteOidcStore implements OidcStore {
 
   takeCliCode(codeHash: Buffer, now: number): Promise<OidcCliCode | null> {
     return this.#c.gate.write(() => {
-      const row = statement<[Buffer], { user_id: string; code_challenge: string; expires_at: number }>(
-        this.#c.write,
-        'DELETE FROM oidc_cli_codes WHERE code_hash = ? RETURNING user_id, code_challenge, expires_at',
-      ).get(codeHash);
-      if (row === undefined || row.expires_at <= now) return null;
-      return { userId: row.user_id, codeChallenge: row.code_challenge, expiresAt: row.expires_at };
+      return liveCliCode(
+        statement<[Buffer], OidcCliCodeRow>(this.#c.write, 'DELETE FROM oidc_cli_codes WHERE code_hash = ? RETURNING user_id, code_challenge, expires_at').get(codeHash),
+        now,
+      );
     });
   }
 }

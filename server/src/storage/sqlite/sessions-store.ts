@@ -3,16 +3,9 @@
  * module that writes SQL for `refresh_families` and `refresh_tokens`.
  */
 import type { RefreshTokenRecord, SessionStore } from '../port/sessions.js';
+import { refreshTokenOf, type RefreshTokenRow } from '../rows.js';
 import { attempt } from './errors.js';
 import { statement, type Connections } from './statements.js';
-
-interface TokenRow {
-  family_id: string;
-  user_id: string;
-  expires_at: number;
-  rotated_at: number | null;
-  absolute_expires_at: number;
-}
 
 const FIND_TOKEN = `SELECT t.family_id, f.user_id, t.expires_at, t.rotated_at, f.absolute_expires_at
   FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id WHERE t.token_hash = ?`;
@@ -40,9 +33,9 @@ export class SqliteSessionStore implements SessionStore {
   /** Row locks need nothing on SQLite: a transaction holds the whole database. */
   findToken(digest: Buffer): Promise<RefreshTokenRecord | null> {
     return attempt(() => {
-      const row = statement<[Buffer], TokenRow>(this.#c.read, FIND_TOKEN).get(digest);
+      const row = statement<[Buffer], RefreshTokenRow>(this.#c.read, FIND_TOKEN).get(digest);
       if (row === undefined) return null;
-      return { familyId: row.family_id, userId: row.user_id, expiresAt: row.expires_at, rotatedAt: row.rotated_at, familyExpiresAt: row.absolute_expires_at };
+      return refreshTokenOf(row);
     });
   }
 

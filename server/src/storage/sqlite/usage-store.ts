@@ -5,37 +5,9 @@
  */
 import { mergeUsageTotals } from '../../limits/usage-meter.js';
 import type { LimitCounter, LimitCounterStore, LimitCounterUpdate, UsageQuery, UsageStore, UsageTotal } from '../port/usage.js';
+import { storedPartyId, usageTotalOf, type UsageTotalRow } from '../rows.js';
 import { attempt } from './errors.js';
 import { statement, type Connections } from './statements.js';
-
-interface TotalRow {
-  hour_start: number;
-  key_id: string;
-  user_id: string;
-  model: string;
-  calls: number;
-  errors: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  estimated_calls: number;
-  latency_ms_sum: number;
-}
-
-const stored = (id: string | null): string => id ?? '';
-const loaded = (id: string): string | null => (id === '' ? null : id);
-
-const toTotal = (row: TotalRow): UsageTotal => ({
-  hourStart: row.hour_start,
-  keyId: loaded(row.key_id),
-  userId: loaded(row.user_id),
-  model: row.model,
-  calls: row.calls,
-  errors: row.errors,
-  promptTokens: row.prompt_tokens,
-  completionTokens: row.completion_tokens,
-  estimatedCalls: row.estimated_calls,
-  latencyMsSum: row.latency_ms_sum,
-});
 
 const ADD = `INSERT INTO usage_totals (hour_start, key_id, user_id, model, calls, errors, prompt_tokens, completion_tokens, estimated_calls, latency_ms_sum)
   VALUES (@hourStart, @keyId, @userId, @model, @calls, @errors, @promptTokens, @completionTokens, @estimatedCalls, @latencyMsSum)
@@ -119,7 +91,7 @@ export class SqliteUsageStore implements UsageStore {
   add(deltas: readonly UsageTotal[]): Promise<void> {
     if (deltas.length === 0) return Promise.resolve();
     const db = this.#c.write;
-    const rows = mergeUsageTotals(deltas).map((delta) => ({ ...delta, keyId: stored(delta.keyId), userId: stored(delta.userId) }));
+    const rows = mergeUsageTotals(deltas).map((delta) => ({ ...delta, keyId: storedPartyId(delta.keyId), userId: storedPartyId(delta.userId) }));
     return this.#c.gate.write(() =>
       db.transaction(() => {
         const add = statement(db, ADD);
@@ -130,11 +102,11 @@ export class SqliteUsageStore implements UsageStore {
 
   totals(query: UsageQuery): Promise<UsageTotal[]> {
     return attempt(() => {
-      const user = query.userId === undefined ? null : stored(query.userId);
-      const key = query.keyId === undefined ? null : stored(query.keyId);
+      const user = query.userId === undefined ? null : storedPartyId(query.userId);
+      const key = query.keyId === undefined ? null : storedPartyId(query.keyId);
       const model = query.model ?? null;
-      const rows = statement<unknown[], TotalRow>(this.#c.read, TOTALS).all(query.start, query.end, user, user, key, key, model, model);
-      return rows.map(toTotal);
+      const rows = statement<unknown[], UsageTotalRow>(this.#c.read, TOTALS).all(query.start, query.end, user, user, key, key, model, model);
+      return rows.map(usageTotalOf);
     });
   }
 
