@@ -39,21 +39,7 @@ export const postgresBackend: StorageBackend = {
   name: 'postgres',
   async open() {
     const database = await createTestDatabase();
-    const opened: Storage[] = [];
-    const open = async (): Promise<Storage> => {
-      const storage = await openPostgresStorage({ url: database.url, poolMax: 12 });
-      opened.push(storage);
-      return storage;
-    };
-    const storage = await open();
-    return {
-      storage,
-      another: open,
-      async destroy() {
-        for (const each of opened) await each.close();
-        await database.drop();
-      },
-    };
+    return storagesOn(() => openPostgresStorage({ url: database.url, poolMax: 12 }), () => database.drop());
   },
 };
 
@@ -63,23 +49,33 @@ export const sqliteBackend: StorageBackend = {
   async open() {
     const directory = await mkdtemp(join(tmpdir(), 'svc-storage-contract-'));
     const path = join(directory, 'auth.db');
-    const opened: Storage[] = [];
-    const open = async (): Promise<Storage> => {
-      const storage = SqliteStorage.open(path, { transactionGuard: 'throw' });
-      opened.push(storage);
-      return storage;
-    };
-    const storage = await open();
-    return {
-      storage,
-      another: open,
-      async destroy() {
-        for (const each of opened) await each.close();
-        await rm(directory, { recursive: true, force: true });
-      },
-    };
+    return storagesOn(
+      async () => SqliteStorage.open(path, { transactionGuard: 'throw' }),
+      () => rm(directory, { recursive: true, force: true }),
+    );
   },
 };
+
+/**
+ * A database under test reached through `open` (each call another process or host), closing every
+ * storage opened and then running `cleanup` when destroyed.
+ */
+async function storagesOn(open: () => Promise<Storage>, cleanup: () => Promise<void>): Promise<StorageUnderTest> {
+  const opened: Storage[] = [];
+  const another = async (): Promise<Storage> => {
+    const storage = await open();
+    opened.push(storage);
+    return storage;
+  };
+  return {
+    storage: await another(),
+    another,
+    async destroy() {
+      for (const each of opened) await each.close();
+      await cleanup();
+    },
+  };
+}
 
 /** Every backend the suite runs against. */
 export const storageBackends: readonly StorageBackend[] = [sqliteBackend, postgresBackend];
@@ -95,23 +91,8 @@ export async function startPostgresFaultBackend(): Promise<PostgresFaultBackend>
   const cluster = await startLocalPostgresCluster();
   try {
     const databaseUrl = await cluster.createDatabase();
-    const opened: Storage[] = [];
-    const open = async (): Promise<Storage> => {
-      const storage = await openPostgresStorage({ url: databaseUrl, poolMax: 4 });
-      opened.push(storage);
-      return storage;
-    };
-    const storage = await open();
-    return {
-      cluster,
-      databaseUrl,
-      storage,
-      another: open,
-      async destroy() {
-        for (const each of opened) await each.close();
-        await cluster.stop();
-      },
-    };
+    const under = await storagesOn(() => openPostgresStorage({ url: databaseUrl, poolMax: 4 }), () => cluster.stop());
+    return { ...under, cluster, databaseUrl };
   } catch (error) {
     await cluster.stop();
     throw error;
