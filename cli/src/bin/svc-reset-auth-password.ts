@@ -23,7 +23,7 @@ const program = new Command('svc-reset-auth-password')
   .showHelpAfterError()
   .action(async (options: { username: string; password?: string; dbPath?: string; yes?: boolean }) => {
     const config = serverConfig();
-    const path = existingDatabasePath(options.dbPath, config);
+    const path = await existingDatabasePath(options.dbPath, config);
     const storage = await openStorage({ kind: 'sqlite', path });
     try {
       const user = await findAdministrator(storage, options.username);

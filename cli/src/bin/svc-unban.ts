@@ -15,7 +15,7 @@ const dbPathOption = ['--db-path <path>', 'the database (default: $SVC_AUTH_DB_P
 
 /** Opens the database named by `--db-path` (or the server's), runs `work` and closes it. */
 async function withStorage<T>(dbPath: string | undefined, work: (storage: Storage) => Promise<T>): Promise<T> {
-  const storage = await openStorage({ kind: 'sqlite', path: existingDatabasePath(dbPath, serverConfig()) });
+  const storage = await openStorage({ kind: 'sqlite', path: await existingDatabasePath(dbPath, serverConfig()) });
   try {
     return await work(storage);
   } finally {

@@ -23,7 +23,7 @@ export function serverConfig(): ServerConfig {
  * the file is not an svc database (not SQLite, or SQLite without svc's schema, an empty file
  * included): the tools never turn a stray file into a database (issue 14, H11).
  */
-export function existingDatabasePath(dbPath: string | undefined, config: ServerConfig): string {
+export async function existingDatabasePath(dbPath: string | undefined, config: ServerConfig): Promise<string> {
   const path = dbPath === undefined ? config.databasePath : resolve(dbPath);
   if (!existsSync(path)) {
     throw new CliError(ExitCode.notFoundOrConflict, `no database at ${path}; pass --db-path, or set SVC_AUTH_DB_PATH or SVC_HOME as the server has them`);
@@ -36,6 +36,6 @@ export function existingDatabasePath(dbPath: string | undefined, config: ServerC
     throw new CliError(ExitCode.notFoundOrConflict, notSvc);
   }
   if (probe === null) throw new CliError(ExitCode.notFoundOrConflict, notSvc);
-  void probe.close();
+  await probe.close();
   return path;
 }
