@@ -20,7 +20,7 @@ interface BenchServer {
 }
 
 async function startBenchServer(home: string, withoutAudit: boolean): Promise<BenchServer> {
-  await seedSecuritySettings(join(home, 'auth', 'auth.db'));
+  await seedSecuritySettings({ kind: 'sqlite', path: join(home, 'auth', 'auth.db') });
   const child = spawn(process.execPath, [entry, ...(withoutAudit ? ['--without-audit'] : [])], {
     env: { PATH: process.env['PATH'] ?? '', SVC_HOME: home },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -21,15 +21,14 @@ export const testSecuritySettings: SecuritySettingsUpdate = Object.freeze({
 export type TestSecuritySettings = SecuritySettingsUpdate | 'production';
 
 /**
- * Stores `settings` in the database `where` names (a SQLite file path, or a storage configuration)
- * unless it already holds settings (a restart keeps what the previous run stored). Best effort: a
+ * Stores `settings` in the database `where` names unless it already holds settings (a restart keeps what the previous run stored). Best effort: a
  * database that cannot be opened is left for the server to report.
  */
-export async function seedSecuritySettings(where: string | StorageConfig, settings: TestSecuritySettings = testSecuritySettings): Promise<void> {
+export async function seedSecuritySettings(where: StorageConfig, settings: TestSecuritySettings = testSecuritySettings): Promise<void> {
   if (settings === 'production') return;
   let storage: Storage | undefined;
   try {
-    storage = await openStorage(typeof where === 'string' ? { kind: 'sqlite', path: where } : where);
+    storage = await openStorage(where);
     if ((await storage.settings.read()) === null) {
       await storage.settings.write(JSON.stringify(mergeSettings(defaultSecuritySettings, settings)), Date.now());
     }
@@ -49,7 +48,7 @@ export function storageConfigOfEnvironment(env: Record<string, string>): Storage
 }
 
 /** The database path a server started with `env` uses. */
-export function databasePathOf(env: Record<string, string>): string | null {
+function databasePathOf(env: Record<string, string>): string | null {
   if (env['SVC_AUTH_DB_PATH'] !== undefined && env['SVC_AUTH_DB_PATH'].trim() !== '') return env['SVC_AUTH_DB_PATH'];
   if (env['SVC_HOME'] !== undefined && env['SVC_HOME'].trim() !== '') return join(env['SVC_HOME'], 'auth', 'auth.db');
   return null;
