@@ -17,6 +17,7 @@ import { SchemaCompiler } from './contract/schema-compiler.js';
 import { trustedProxyFunction } from './http/client-ip.js';
 import { registerCors } from './http/cors.js';
 import { LogSink } from './observability/log-buffer.js';
+import { BackgroundWrites } from './runtime/background-writes.js';
 import { systemClock, type Clock } from './runtime/clock.js';
 import { openStorage, storageConfigOf } from './storage/open-storage.js';
 import type { Storage } from './storage/port/index.js';
@@ -49,6 +50,11 @@ export interface AppOptions {
    * logging a warning (the testing helpers turn it on). @default false
    */
   strictStorageTransactions?: boolean;
+  /**
+   * Where the best-effort writes no request waits for (a key's `last_used_at`) are tracked; shutdown
+   * waits for them. Tests pass their own to wait for what those writes record. @default a new one
+   */
+  backgroundWrites?: BackgroundWrites;
 }
 
 /**
@@ -73,6 +79,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
       processMetrics: options.processMetrics ?? true,
       withAudit: options.withoutAuditForBenchmark !== true,
       bruteForceListeners: options.bruteForceListeners ?? [],
+      backgroundWrites: options.backgroundWrites ?? new BackgroundWrites(),
     });
     const trust = trustedProxyFunction(config.trustedProxies);
     const app = createFastifyInstance({ trust, logSink, level });
@@ -93,9 +100,13 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   }
 }
 
-/** On close: the audit trail writes what it holds, upstream connections end, then the storage closes. */
+/**
+ * On close: the best-effort writes finish, the audit trail writes what it holds, upstream
+ * connections end, then the storage closes.
+ */
 function registerShutdown(app: FastifyInstance, services: ComposedServices, storage: Storage): void {
   app.addHook('onClose', async () => {
+    await services.backgroundWrites.settled();
     await services.audit.trail?.close();
     services.upstream.close();
     await storage.close();

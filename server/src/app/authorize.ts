@@ -12,6 +12,7 @@ import { credentialId } from '../brute-force/credential-id.js';
 import type { OperationSpec } from '../contract/contract.js';
 import { apiKeyDigest } from '../crypto/api-key-format.js';
 import { ApiError } from '../errors.js';
+import { publishRequestAuthorised } from '../observability/diagnostics.js';
 import type { Services } from '../services/services.js';
 import { bannedError } from './guards.js';
 
@@ -54,7 +55,9 @@ export function authorize(spec: OperationSpec, services: Pick<Services, 'config'
     if (principal.authType === 'jwt' && principal.user?.mustChangePassword === true && !passwordChangeOperations.has(spec.operationId)) {
       return new ApiError('password_change_required', 'This account must change its password first: PUT /v1/auth/me/password, then continue');
     }
-    if (holdsAny(principal.permissions, spec.requiredPermissions)) return undefined;
+    const admitted = holdsAny(principal.permissions, spec.requiredPermissions);
+    publishRequestAuthorised({ request, principal, admitted });
+    if (admitted) return undefined;
     return new ApiError('permission_denied', `Missing permission: ${spec.requiredPermissions.join(' or ')}`);
   };
   /**

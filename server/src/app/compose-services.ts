@@ -19,6 +19,7 @@ import { parseUpstreamAllowList, UpstreamPolicy } from '../models/upstream-polic
 import { OidcService } from '../oidc/oidc-service.js';
 import type { LogSink } from '../observability/log-buffer.js';
 import { ServerMetrics } from '../observability/metrics.js';
+import type { BackgroundWrites } from '../runtime/background-writes.js';
 import type { Clock } from '../runtime/clock.js';
 import { resolveSecret } from '../secrets.js';
 import { KeyService } from '../services/key-service.js';
@@ -36,12 +37,15 @@ export interface CompositionOptions {
   processMetrics: boolean;
   withAudit: boolean;
   bruteForceListeners: readonly BruteForceListener[];
+  /** Where best-effort writes are tracked; shutdown waits for them. */
+  backgroundWrites: BackgroundWrites;
 }
 
 /** The services, plus what only the pipeline itself uses. */
 export interface ComposedServices extends Services {
   authenticator: Authenticator;
   upstream: UpstreamEngine;
+  backgroundWrites: BackgroundWrites;
 }
 
 /**
@@ -92,8 +96,9 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
     clock,
     health: { ping: () => storage.ping() },
     changes: storage.changes,
-    authenticator: new Authenticator(storage, accessTokens, clock),
+    authenticator: new Authenticator(storage, accessTokens, clock, options.backgroundWrites),
     upstream,
+    backgroundWrites: options.backgroundWrites,
     users: new UserService(storage, config, clock),
     sessions,
     oidc: config.oidc === null ? null : new OidcService(config.oidc, storage, sessions, trail, clock),

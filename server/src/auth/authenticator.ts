@@ -10,6 +10,7 @@
 import { ApiError } from '../errors.js';
 import type { AccessClaims, AccessTokenFailure, AccessTokens } from '../crypto/access-tokens.js';
 import { apiKeyDigestBase64, apiKeyShape } from '../crypto/api-key-format.js';
+import { BackgroundWrites } from '../runtime/background-writes.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Epochs, Storage } from '../storage/port/index.js';
 import { narrowPermissions, type PermissionSet } from './permissions.js';
@@ -58,12 +59,15 @@ export class Authenticator {
   readonly #userPermissions = new WeakMap<UserRecord, PermissionSet>();
   readonly #lastUsedWritten = new Map<string, number>();
   readonly #clock: Clock;
+  readonly #backgroundWrites: BackgroundWrites;
   #cacheEpoch = Number.NaN;
 
-  constructor(storage: Storage, accessTokens: AccessTokens, clock: Clock) {
+  /** @param backgroundWrites - where the best-effort writes of `last_used_at` are tracked. */
+  constructor(storage: Storage, accessTokens: AccessTokens, clock: Clock, backgroundWrites = new BackgroundWrites()) {
     this.#storage = storage;
     this.#accessTokens = accessTokens;
     this.#clock = clock;
+    this.#backgroundWrites = backgroundWrites;
     storage.changes.onChange((domain) => {
       if (domain !== 'access') return;
       // Also forget the epoch, so a lookup that was in flight does not remember what it read before the change.
@@ -201,7 +205,7 @@ export class Authenticator {
     if (this.#lastUsedWritten.size >= LAST_USED_MEMORY_LIMIT) this.#lastUsedWritten.clear();
     this.#lastUsedWritten.set(key.id, now);
     // Best effort: a failed write of `last_used_at` never fails the request it describes.
-    this.#storage.keys.touchLastUsed(key.id, now).catch(() => undefined);
+    this.#backgroundWrites.track(this.#storage.keys.touchLastUsed(key.id, now));
   }
 
   /**

@@ -507,6 +507,8 @@ describe('authenticating with an API key', () => {
   it('records when a key was last used', async () => {
     const key = await createKey(ctx.server, ctx.admin.accessToken);
     assert.equal((await ctx.server.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
+    // The write is best effort and off the request's path: wait for it, not for a time.
+    await ctx.server.backgroundWritesSettled();
     const listed = await ctx.server.request('GET', `/v1/admin/keys/${key.id}`, { token: ctx.admin.accessToken });
     assert.equal(typeof listed.body.last_used_at, 'string');
   });

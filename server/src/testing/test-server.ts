@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
 import { loadConfig, type ServerConfig } from '../config.js';
 import { ResponseValidator } from '../contract/response-validator.js';
+import { BackgroundWrites } from '../runtime/background-writes.js';
 import type { Clock } from '../runtime/clock.js';
 import { storageConfigOf } from '../storage/open-storage.js';
 import { seedSecuritySettings, type TestSecuritySettings } from './security-settings.js';
@@ -47,6 +48,8 @@ export interface TestServer extends ContractClient {
   readonly home: string;
   readonly config: ServerConfig;
   readonly app: FastifyInstance;
+  /** Resolves once the best-effort writes started so far (a key's `last_used_at`) have settled. */
+  backgroundWritesSettled(): Promise<void>;
   /** Stops the server and deletes its home. */
   close(): Promise<void>;
 }
@@ -108,7 +111,13 @@ export async function startTestServer(
   const backend = await backendEnvironment(home, options.env);
   const config: ServerConfig = { ...loadConfig({ SVC_HOME: home, ...backend, ...options.env }), ...options.config };
   await seedSecuritySettings(storageConfigOf(config), options.securitySettings);
-  const app = await buildApp(config, { withoutAuditForBenchmark: options.withoutAudit === true, strictStorageTransactions: true, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+  const backgroundWrites = new BackgroundWrites();
+  const app = await buildApp(config, {
+    withoutAuditForBenchmark: options.withoutAudit === true,
+    strictStorageTransactions: true,
+    backgroundWrites,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
   const address = await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const client = contractClient(address);
   return {
@@ -117,6 +126,7 @@ export async function startTestServer(
     config,
     app,
     request: client.request,
+    backgroundWritesSettled: () => backgroundWrites.settled(),
     async close() {
       await app.close();
       if (options.home === undefined) await rm(home, { recursive: true, force: true });

@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { request as httpRequest } from 'node:http';
 import { beforeAll, describe, it } from 'vitest';
-import { operationSpecs, ResponseValidator, type OperationSpec } from '@svc/server';
+import { operationSpecs, requestAuthorisedChannelName, ResponseValidator, type OperationSpec, type RequestAuthorisedMessage } from '@svc/server';
 import {
   adminCredentials,
   assertError,
@@ -19,7 +20,6 @@ import {
   login,
   replaceWithEmptyDatabase,
   setupAdmin,
-  sleep,
   startServerProcess,
   startTestServer,
   useServerWithAdmin,
@@ -322,43 +322,46 @@ describe('security: permissions and ownership (R30–R33)', () => {
   });
 
   it('R31: the last enabled admin cannot be removed, even by two admins removing each other at the same moment', async () => {
-    const enabledAdmins = () =>
-      withDatabase(ctx.server.home, (db) =>
-        db.column<string>({
-          sqlite: "SELECT u.id FROM users u JOIN user_permissions p ON p.user_id = u.id WHERE u.enabled = 1 AND p.permission = 'admin'",
-          postgres: "SELECT u.id FROM users u JOIN user_permissions p ON p.user_id = u.id WHERE u.enabled AND p.permission = 'admin'",
-        }),
-      );
-    let first: LoggedInUser = { ...ctx.admin, ...(await freshTokens(ctx.server, ctx.admin)) };
-    const removals: [string, (target: string) => [string, string, unknown]][] = [
-      ['disable', (target) => ['PUT', `/v1/admin/users/${target}`, { enabled: false }]],
-      ['drop admin', (target) => ['PUT', `/v1/admin/users/${target}/permissions`, { permissions: ['models:list'] }]],
-      ['delete', (target) => ['DELETE', `/v1/admin/users/${target}`, undefined]],
-    ];
-    for (const [what, removal] of removals) {
-      const second = await createUser(ctx.server, first.accessToken, ['admin']);
-      assert.equal((await enabledAdmins()).length, 2);
-      const send = (caller: LoggedInUser, target: LoggedInUser) => {
-        const [method, path, body] = removal(target.id);
-        return ctx.server.request(method, path, body === undefined ? { token: caller.accessToken } : { token: caller.accessToken, body });
-      };
-      const [byFirst, bySecond] = await Promise.all([send(first, second), send(second, first)]);
-      const statuses = [byFirst.status, bySecond.status];
-      assert.equal(statuses.filter((s) => s === 200 || s === 204).length, 1, `${what}: ${statuses.join(',')} — ${byFirst.text} ${bySecond.text}`);
-      for (const refused of [byFirst, bySecond].filter((r) => r.status !== 200 && r.status !== 204)) {
-        // 409 last_admin when both requests were authorised before either change; 401 or 403 when the
-        // loser's request was authenticated after the winner's change (its account disabled or
-        // deleted, or its admin permission gone).
-        assert.ok([401, 403, 409].includes(refused.status), `${what}: ${refused.status} ${refused.text}`);
-        if (refused.status === 409) assert.equal(refused.body.error.code, 'last_admin');
-        if (refused.status === 403) assert.equal(refused.body.error.code, 'permission_denied');
+    // Its own server: which admin survives each race is up to the race, so the shared admin may not.
+    await withTestServer(async (server) => {
+      const enabledAdmins = () =>
+        withDatabase(server.home, (db) =>
+          db.column<string>({
+            sqlite: "SELECT u.id FROM users u JOIN user_permissions p ON p.user_id = u.id WHERE u.enabled = 1 AND p.permission = 'admin'",
+            postgres: "SELECT u.id FROM users u JOIN user_permissions p ON p.user_id = u.id WHERE u.enabled AND p.permission = 'admin'",
+          }),
+        );
+      let first: LoggedInUser = await setupAdmin(server);
+      const removals: [string, (target: string) => [string, string, unknown]][] = [
+        ['disable', (target) => ['PUT', `/v1/admin/users/${target}`, { enabled: false }]],
+        ['drop admin', (target) => ['PUT', `/v1/admin/users/${target}/permissions`, { permissions: ['models:list'] }]],
+        ['delete', (target) => ['DELETE', `/v1/admin/users/${target}`, undefined]],
+      ];
+      for (const [what, removal] of removals) {
+        const second = await createUser(server, first.accessToken, ['admin']);
+        assert.equal((await enabledAdmins()).length, 2);
+        const send = (caller: LoggedInUser, target: LoggedInUser) => {
+          const [method, path, body] = removal(target.id);
+          return server.request(method, path, body === undefined ? { token: caller.accessToken } : { token: caller.accessToken, body });
+        };
+        const [byFirst, bySecond] = await Promise.all([send(first, second), send(second, first)]);
+        const statuses = [byFirst.status, bySecond.status];
+        assert.equal(statuses.filter((s) => s === 200 || s === 204).length, 1, `${what}: ${statuses.join(',')} — ${byFirst.text} ${bySecond.text}`);
+        for (const refused of [byFirst, bySecond].filter((r) => r.status !== 200 && r.status !== 204)) {
+          // 409 last_admin when both requests were authorised before either change; 401 or 403 when the
+          // loser's request was authenticated after the winner's change (its account disabled or
+          // deleted, or its admin permission gone).
+          assert.ok([401, 403, 409].includes(refused.status), `${what}: ${refused.status} ${refused.text}`);
+          if (refused.status === 409) assert.equal(refused.body.error.code, 'last_admin');
+          if (refused.status === 403) assert.equal(refused.body.error.code, 'permission_denied');
+        }
+        const remaining = await enabledAdmins();
+        assert.equal(remaining.length, 1, `${what}: ${remaining.length} enabled admins remain`);
+        // Continue with the survivor as "first".
+        const survivor = remaining[0] === first.id ? first : second;
+        first = { ...survivor, ...(await freshTokens(server, survivor)) };
       }
-      const remaining = await enabledAdmins();
-      assert.equal(remaining.length, 1, `${what}: ${remaining.length} enabled admins remain`);
-      // Continue with the survivor as "first".
-      const survivor = remaining[0] === first.id ? first : second;
-      first = { ...survivor, ...(await freshTokens(ctx.server, survivor)) };
-    }
+    });
   });
 
   it('R31: the last enabled admin cannot be removed: two removals authorised before either runs leave one admin (409 last_admin)', async () => {
@@ -380,9 +383,10 @@ describe('security: permissions and ownership (R30–R33)', () => {
     for (const removal of [{ enabled: false }, { permissions: ['models:list'] }]) {
       const second = await createUser(ctx.server, first.accessToken, ['admin']);
       assert.equal(await enabledAdmins(), 2);
+      const bothAuthorised = authorisedRequests([`/v1/admin/users/${second.id}`, `/v1/admin/users/${first.id}`]);
       const a = heldBodyRequest(ctx.server.baseUrl, 'PUT', `/v1/admin/users/${second.id}`, first.accessToken, removal);
       const b = heldBodyRequest(ctx.server.baseUrl, 'PUT', `/v1/admin/users/${first.id}`, second.accessToken, removal);
-      await sleep(300);
+      await bothAuthorised;
       const byFirst = await a.finish();
       const bySecond = await b.finish();
       assert.equal(byFirst.status, 200, JSON.stringify(byFirst.body));
@@ -527,6 +531,24 @@ function heldBodyRequest(baseUrl: string, method: string, path: string, token: s
       return answered;
     },
   };
+}
+
+/**
+ * Resolves once the in-process server has authorised and admitted a request to each of `paths`
+ * (before reading its body), as its diagnostics channel reports.
+ */
+function authorisedRequests(paths: readonly string[]): Promise<void> {
+  const waiting = new Set(paths);
+  return new Promise((resolve) => {
+    const listener = (message: unknown) => {
+      const { request, admitted } = message as RequestAuthorisedMessage;
+      if (admitted) waiting.delete(request.url);
+      if (waiting.size > 0) return;
+      unsubscribe(requestAuthorisedChannelName, listener);
+      resolve();
+    };
+    subscribe(requestAuthorisedChannelName, listener);
+  });
 }
 
 /** A fresh token pair for `user` (its old tokens may have been revoked). */
