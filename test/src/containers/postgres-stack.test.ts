@@ -200,7 +200,7 @@ describe('compose.postgres.yaml (two replicas on PostgreSQL behind HAProxy)', ()
   });
 
   it('keeps users, keys and the audit chain across down and up (svc-audit-verify in a container)', async () => {
-    await stack.compose(['down']);
+    await stack.compose(['down', '-t', '30']);
     await stack.up();
 
     const again = await login(proxy, adminCredentials.username, adminCredentials.password);
