@@ -55,7 +55,7 @@ class PostgresStack {
     await this.compose(['up', '-d', 'postgres']);
     const database = this.container('postgres');
     const seen = await pollUntil(
-      async () => (await run('podman', ['exec', database, 'pg_isready', '-q', '-h', '127.0.0.1', '-U', 'svc', '-d', 'svc'], { allowFailure: true })).code,
+      async () => (await run('podman', ['exec', database, 'pg_isready', '-q', '-h', '127.0.0.1', '-U', 'svc', '-d', 'auth'], { allowFailure: true })).code,
       (code) => code === 0,
       { timeoutMs: 120_000, intervalMs: 500 },
     );
@@ -64,9 +64,20 @@ class PostgresStack {
     await this.waitForReplicas();
   }
 
+  /** Polls each replica's and the proxy's `/ready`; a failure carries the end of every container's log. */
   async waitForReplicas(): Promise<void> {
-    for (const replica of ['svc-1', 'svc-2'] as const) await waitForStatus(`${await this.replicaUrl(replica)}/ready`, 200, 120_000);
-    await waitForStatus(`${this.proxyUrl}/ready`, 200, 60_000);
+    try {
+      for (const replica of ['svc-1', 'svc-2'] as const) await waitForStatus(`${await this.replicaUrl(replica)}/ready`, 200, 120_000);
+      await waitForStatus(`${this.proxyUrl}/ready`, 200, 60_000);
+    } catch (error) {
+      const logs = await Promise.all(
+        (['postgres', 'svc-1', 'svc-2', 'proxy'] as const).map(async (service) => {
+          const log = await run('podman', ['logs', '--tail', '15', this.container(service)], { allowFailure: true });
+          return `--- ${service}\n${log.stdout}${log.stderr}`;
+        }),
+      );
+      throw new Error(`${(error as Error).message}\n${logs.join('\n')}`);
+    }
   }
 
   /** A replica addressed directly, at its address on the proxy network (reachable from this host). */
