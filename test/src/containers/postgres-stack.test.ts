@@ -161,9 +161,17 @@ describe('compose.postgres.yaml (two replicas on PostgreSQL behind HAProxy)', ()
       headers: { 'x-forwarded-for': '203.0.113.77', 'x-real-ip': '203.0.113.78' },
     });
     assert.equal(refused.status, 401);
+    const requestId = refused.headers.get('x-request-id');
+    assert.ok(requestId, 'no x-request-id on the answer');
     const token = (await login(proxy, adminCredentials.username, adminCredentials.password)).access_token;
-    const record = (await auditHits(proxy, token)).find((hit) => hit['user'] === attempt);
+    const searches = await pollUntil(
+      async () => (await auditHits(proxy, token)).find((hit) => hit['request_id'] === requestId),
+      (found) => found !== undefined,
+      { timeoutMs: 20_000, intervalMs: 250 },
+    );
+    const record = searches.at(-1);
     assert.ok(record, 'the failed login is not in the audit trail');
+    assert.equal(record['status'], 'login_failed');
     const proxyAddress = await stack.addressOn('proxy', 'proxy');
     assert.ok(!['203.0.113.77', '203.0.113.78'].includes(String(record['client_ip'])), `svc believed the client's own header: ${String(record['client_ip'])}`);
     assert.notEqual(record['client_ip'], proxyAddress, 'svc recorded the proxy as the client: SVC_TRUSTED_PROXIES does not cover it');
@@ -195,7 +203,10 @@ describe('compose.postgres.yaml (two replicas on PostgreSQL behind HAProxy)', ()
     const acknowledged = (await Promise.all(burst)).filter((id): id is string => id !== null);
     await stopped;
     const exit = await run('podman', ['inspect', stack.container('svc-2'), '--format', '{{.State.ExitCode}}']);
-    assert.equal(exit.stdout.trim(), '0', 'svc-2 did not exit 0 on SIGTERM');
+    if (exit.stdout.trim() !== '0') {
+      const log = await run('podman', ['logs', '--tail', '30', stack.container('svc-2')], { allowFailure: true });
+      assert.fail(`svc-2 exited ${exit.stdout.trim()} on SIGTERM, not 0; its log ends:\n${log.stdout}${log.stderr}`);
+    }
 
     const first = contractClient(await stack.replicaUrl('svc-1'));
     const listed = await first.request('GET', '/v1/admin/keys', { token });
