@@ -55,6 +55,8 @@ describe('compose.yaml (one svc on SQLite, on a named volume)', () => {
 
   afterAll(async () => {
     await compose(['down', '-v'], port).catch(() => undefined);
+    // podman-compose 1.0.3 leaves the project's network behind.
+    await run('podman', ['network', 'rm', '-f', `${project}_default`], { allowFailure: true });
   });
 
   it('serves setup, login and a key; all survive down and up, and the audit chain verifies', async () => {
