@@ -9,6 +9,8 @@ export default defineConfig({
   test: {
     name: 'containers',
     include: ['test/src/containers/**/*.test.ts'],
+    // Builds the images once (svc, the proxy, PostgreSQL reading POSTGRES_PASSWORD_FILE) for every file.
+    globalSetup: ['test/src/containers/global-setup.ts'],
     environment: 'node',
     pool: 'forks',
     maxWorkers: 1,

@@ -132,6 +132,66 @@ describe('loadConfig: paths and secrets', () => {
   });
 });
 
+describe('loadConfig: secrets from files (*_FILE, for compose and Kubernetes secrets)', () => {
+  /** Writes `files` into a fresh directory and returns their paths. */
+  async function secretFiles(files: Record<string, string>): Promise<Record<string, string>> {
+    const directory = await mkdtemp(join(tmpdir(), 'svc-config-secrets-'));
+    const paths: Record<string, string> = {};
+    for (const [name, text] of Object.entries(files)) {
+      paths[name] = join(directory, name);
+      await writeFile(join(directory, name), text);
+    }
+    return paths;
+  }
+
+  it('reads both keys from the files SVC_AUTH_JWT_SECRET_KEY_FILE and SVC_AUTH_ENCRYPTION_KEY_FILE name, ignoring the trailing newline', async () => {
+    const jwt = 'a1'.repeat(32);
+    const encryption = 'Z'.repeat(43);
+    const paths = await secretFiles({ jwt: `${jwt}\n`, encryption: `  ${encryption}\r\n` });
+    const config = loadConfig({ SVC_HOME: home, SVC_AUTH_JWT_SECRET_KEY_FILE: paths['jwt'] ?? '', SVC_AUTH_ENCRYPTION_KEY_FILE: paths['encryption'] ?? '' });
+    assert.deepEqual(config.jwtSecret, { kind: 'env', variable: 'SVC_AUTH_JWT_SECRET_KEY_FILE', value: jwt });
+    assert.deepEqual(config.encryptionKey, { kind: 'env', variable: 'SVC_AUTH_ENCRYPTION_KEY_FILE', value: encryption });
+  });
+
+  it('stops start-up with one line for a missing, empty or weak file, or when the variable and its file are both set', async () => {
+    const paths = await secretFiles({ empty: '\n', weak: 'x'.repeat(42), strong: 'f'.repeat(64) });
+    for (const variable of ['SVC_AUTH_JWT_SECRET_KEY', 'SVC_AUTH_ENCRYPTION_KEY']) {
+      const fileVariable = `${variable}_FILE`;
+      const missing = configErrorFor({ [fileVariable]: '/nonexistent/secret' });
+      assertOneLineNaming(missing, fileVariable);
+      assert.match(missing.message, /cannot be read \(ENOENT\)/);
+      assert.match(configErrorFor({ [fileVariable]: paths['empty'] ?? '' }).message, /is empty/);
+      const weak = configErrorFor({ [fileVariable]: paths['weak'] ?? '' });
+      assertOneLineNaming(weak, fileVariable);
+      assert.ok(!weak.message.includes('x'.repeat(42)), 'the secret is never printed');
+      assert.match(configErrorFor({ [fileVariable]: paths['strong'] ?? '', [variable]: 'g'.repeat(64) }).message, /both set: keep one/);
+    }
+  });
+
+  it('puts the password SVC_DATABASE_PASSWORD_FILE holds into SVC_DATABASE_URL, percent-encoded, and never prints it', async () => {
+    const password = 'p@ss/w%rd:?#\u00e9';
+    const paths = await secretFiles({ password: `${password}\n` });
+    const config = loadConfig({ SVC_HOME: home, SVC_DATABASE_URL: 'postgres://svc@db:5432/svc', SVC_DATABASE_PASSWORD_FILE: paths['password'] ?? '' });
+    assert.ok(config.databaseUrl);
+    const url = new URL(config.databaseUrl.url);
+    assert.equal(decodeURIComponent(url.password), password);
+    assert.equal(url.username, 'svc');
+    assert.equal(config.databaseUrl.redacted, 'postgres://svc:***@db:5432/svc');
+  });
+
+  it('refuses SVC_DATABASE_PASSWORD_FILE without a URL, with a URL that holds a password or names no user, or naming a missing or empty file', async () => {
+    const paths = await secretFiles({ password: 'secret-password', empty: '' });
+    const file = paths['password'] ?? '';
+    assertOneLineNaming(configErrorFor({ SVC_DATABASE_PASSWORD_FILE: file }), 'SVC_DATABASE_URL');
+    const twice = configErrorFor({ SVC_DATABASE_URL: 'postgres://svc:other@db/svc', SVC_DATABASE_PASSWORD_FILE: file });
+    assert.match(twice.message, /holds a password and SVC_DATABASE_PASSWORD_FILE is set too/);
+    assert.ok(!twice.message.includes('other') && !twice.message.includes('secret-password'), twice.message);
+    assert.match(configErrorFor({ SVC_DATABASE_URL: 'postgres://db/svc', SVC_DATABASE_PASSWORD_FILE: file }).message, /names no user/);
+    assertOneLineNaming(configErrorFor({ SVC_DATABASE_URL: 'postgres://svc@db/svc', SVC_DATABASE_PASSWORD_FILE: '/nonexistent/password' }), 'SVC_DATABASE_PASSWORD_FILE');
+    assert.match(configErrorFor({ SVC_DATABASE_URL: 'postgres://svc@db/svc', SVC_DATABASE_PASSWORD_FILE: paths['empty'] ?? '' }).message, /is empty/);
+  });
+});
+
 describe('loadConfig: SVC_FRONTEND_DIST_DIR', () => {
   it('serves the bundled build when unset', () => {
     const config = loadConfig({ SVC_HOME: home });

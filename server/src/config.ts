@@ -36,13 +36,15 @@ export interface ServerConfig {
   /**
    * `SVC_DATABASE_URL`: the PostgreSQL database every svc process of one deployment names (on any
    * number of hosts); null keeps the embedded SQLite file. Checked at start-up (docs/deployment.md).
+   * `SVC_DATABASE_PASSWORD_FILE` names a file holding its password (a compose or Kubernetes secret),
+   * for a URL given without one.
    */
   databaseUrl: DatabaseUrl | null;
   /** `SVC_DATABASE_POOL_MAX`: PostgreSQL connections per process. @default 10 */
   databasePoolMax: number;
-  /** `SVC_AUTH_JWT_SECRET_KEY`, else `{home}/auth/jwt_secret_key`. */
+  /** `SVC_AUTH_JWT_SECRET_KEY` (or the file `SVC_AUTH_JWT_SECRET_KEY_FILE` names), else `{home}/auth/jwt_secret_key`. */
   jwtSecret: SecretSource;
-  /** `SVC_AUTH_ENCRYPTION_KEY`, else `{home}/auth/encryption_key`. */
+  /** `SVC_AUTH_ENCRYPTION_KEY` (or the file `SVC_AUTH_ENCRYPTION_KEY_FILE` names), else `{home}/auth/encryption_key`. */
   encryptionKey: SecretSource;
   /** `{home}/cache`: cached model files (`/v1/cache/models`). */
   cacheDirectory: string;
@@ -227,12 +229,43 @@ function parsePositiveInteger(env: Environment, name: string, fallback: number, 
 /** `SVC_DATABASE_URL`, checked; a malformed URL stops start-up with one line that hides its password. */
 function parseDatabaseUrlVariable(env: Environment): DatabaseUrl | null {
   const value = nonEmpty(env, 'SVC_DATABASE_URL');
-  if (value === undefined) return null;
+  const passwordFile = nonEmpty(env, 'SVC_DATABASE_PASSWORD_FILE');
+  if (value === undefined) {
+    if (passwordFile !== undefined) throw new ConfigError('SVC_DATABASE_PASSWORD_FILE is set but SVC_DATABASE_URL is not: set the URL (without its password) too, or unset SVC_DATABASE_PASSWORD_FILE');
+    return null;
+  }
   try {
-    return parseDatabaseUrl(value);
+    if (passwordFile === undefined) return parseDatabaseUrl(value);
+    return parseDatabaseUrl(withPasswordFromFile(value, passwordFile));
   } catch (error) {
     if (error instanceof DatabaseUrlError) throw new ConfigError(error.message);
     throw error;
+  }
+}
+
+/** `url` with the password read from `file` (`SVC_DATABASE_PASSWORD_FILE`) put in its user information. */
+function withPasswordFromFile(value: string, file: string): string {
+  const name = 'SVC_DATABASE_PASSWORD_FILE';
+  const password = readSecretVariableFile(name, file).replace(/\r?\n$/, '');
+  if (password === '') throw new ConfigError(`${name}=${JSON.stringify(file)} is empty: put the database password in it`);
+  // Checked first so that a malformed URL is reported as such, its password hidden.
+  const parsed = parseDatabaseUrl(value);
+  const url = new URL(parsed.url);
+  if (url.password !== '' || url.searchParams.has('password')) {
+    throw new ConfigError(`SVC_DATABASE_URL="${parsed.redacted}" holds a password and ${name} is set too: keep one`);
+  }
+  if (url.username === '') throw new ConfigError(`SVC_DATABASE_URL="${parsed.redacted}" names no user for the password in ${name}: use postgres://user@host:5432/database`);
+  url.password = encodeURIComponent(password);
+  return url.href;
+}
+
+/** The text of the file a `*_FILE` variable names; one line naming the variable when it cannot be read. */
+function readSecretVariableFile(name: string, file: string): string {
+  try {
+    return readFileSync(resolve(file), 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new ConfigError(`${name}=${JSON.stringify(file)} cannot be read (${reason}): point it at a file svc's user can read, such as a compose secret under /run/secrets`);
   }
 }
 
@@ -247,13 +280,25 @@ function parsePasswordMinLength(env: Environment): number {
   return Number(value);
 }
 
+/**
+ * A secret from `variable`, or from the file `{variable}_FILE` names (a compose or Kubernetes
+ * secret; surrounding white space ignored), else the file generated under `SVC_HOME`.
+ */
 function secretSource(env: Environment, variable: string, path: string): SecretSource {
-  const value = nonEmpty(env, variable);
-  if (value === undefined) return { kind: 'file', path };
-  if (secretStrengthBits(value) < SECRET_MIN_BITS) {
-    throw new ConfigError(`${variable} is too short: ${SECRET_ADVICE}`);
+  const fileVariable = `${variable}_FILE`;
+  const file = nonEmpty(env, fileVariable);
+  let value = nonEmpty(env, variable);
+  if (file !== undefined) {
+    if (value !== undefined) throw new ConfigError(`${variable} and ${fileVariable} are both set: keep one`);
+    value = readSecretVariableFile(fileVariable, file).trim();
+    if (value === '') throw new ConfigError(`${fileVariable}=${JSON.stringify(file)} is empty: ${SECRET_ADVICE}`);
   }
-  return { kind: 'env', variable, value };
+  if (value === undefined) return { kind: 'file', path };
+  const source = file === undefined ? variable : fileVariable;
+  if (secretStrengthBits(value) < SECRET_MIN_BITS) {
+    throw new ConfigError(`${source} is too short: ${SECRET_ADVICE}`);
+  }
+  return { kind: 'env', variable: source, value };
 }
 
 function parseUpstreamAllowed(env: Environment): string[] | null {

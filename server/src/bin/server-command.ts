@@ -5,6 +5,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { buildApp } from '../app.js';
 import { ConfigError, loadConfig } from '../config.js';
+import { endConnectionsOnStop } from '../http/end-connections-on-stop.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'];
 
@@ -47,7 +48,13 @@ export async function runServerCommand(options: ServerCommandOptions, argv: read
         const config = loadConfig(process.env);
         const app = await buildApp(config, { logger: { level: parsed.logLevel } });
         for (const warning of config.warnings) app.log.warn(warning);
-        const stop = () => void app.close().then(() => process.exit(0));
+        // A stop finishes the requests in flight, then closes their connections rather than waiting
+        // for their clients to drop them (keep-alive would hold the process past its grace period).
+        const beginStop = endConnectionsOnStop(app.server);
+        const stop = () => {
+          beginStop();
+          void app.close().then(() => process.exit(0));
+        };
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
         const address = await app.listen({ host: parsed.host, port: parsed.port });

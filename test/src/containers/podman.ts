@@ -86,3 +86,36 @@ export async function ensureNodeHeadersInBaseImage(baseImage = 'docker.io/librar
     await rm(context, { recursive: true, force: true });
   }
 }
+
+/**
+ * An image on `baseImage` whose entrypoint reads `POSTGRES_PASSWORD_FILE` into `POSTGRES_PASSWORD`
+ * before handing over, as the official postgres image does itself: the local stand-in that
+ * `container-images.sh` builds reads `POSTGRES_PASSWORD` only. A no-op wrapper on an official image.
+ * Returns the new image's name.
+ */
+export async function buildPasswordFilePostgres(baseImage: string): Promise<string> {
+  const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const entrypoint = await run('podman', ['image', 'inspect', baseImage, '--format', '{{json .Config.Entrypoint}}']);
+  const original = JSON.parse(entrypoint.stdout.trim() || 'null') as string[] | null;
+  if (original === null || original.length === 0) throw new Error(`${baseImage} has no entrypoint to wrap`);
+  const name = 'localhost/svc-test-postgres:latest';
+  const context = await mkdtemp(join(tmpdir(), 'svc-test-postgres-'));
+  try {
+    const script = [
+      '#!/bin/sh',
+      'set -e',
+      'if [ -n "${POSTGRES_PASSWORD_FILE:-}" ] && [ -z "${POSTGRES_PASSWORD:-}" ]; then',
+      '  POSTGRES_PASSWORD=$(cat "$POSTGRES_PASSWORD_FILE"); export POSTGRES_PASSWORD',
+      'fi',
+      `exec ${original.map((part) => `'${part.replaceAll("'", `'\\''`)}'`).join(' ')} "$@"`,
+      '',
+    ].join('\n');
+    await writeFile(join(context, 'password-file-entrypoint.sh'), script, { mode: 0o755 });
+    await writeFile(join(context, 'Dockerfile'), `FROM ${baseImage}\nCOPY password-file-entrypoint.sh /usr/local/bin/password-file-entrypoint.sh\nENTRYPOINT ["/usr/local/bin/password-file-entrypoint.sh"]\n`);
+    await run('podman', ['build', '--format', 'docker', '-t', name, context]);
+    return name;
+  } finally {
+    await rm(context, { recursive: true, force: true });
+  }
+}

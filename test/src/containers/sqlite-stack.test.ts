@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { adminCredentials, contractClient, createKey, login, setupAdmin } from '@svc/server/testing';
-import { ensureNodeHeadersInBaseImage, freePort, run, waitForStatus } from './podman.js';
+import { freePort, run, waitForStatus } from './podman.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
-/** The image under test: built here unless `SVC_TEST_IMAGE` names one already built. */
+/** The image under test: built by global-setup.ts unless `SVC_TEST_IMAGE` names one already built. */
 const image = process.env['SVC_TEST_IMAGE'] ?? 'localhost/svc:test';
 const project = `svc-test-${process.pid}`;
 
@@ -26,12 +26,6 @@ async function containerName(): Promise<string> {
 }
 
 describe('the svc image', () => {
-  beforeAll(async () => {
-    if (process.env['SVC_TEST_IMAGE'] !== undefined) return;
-    await ensureNodeHeadersInBaseImage();
-    await run('podman', ['build', '--format', 'docker', '-t', image, '.'], { cwd: repositoryRoot });
-  });
-
   it('is lean and runs as a user of its own: no compiler, no development dependency, no test file', async () => {
     const probe = await run('podman', [
       'run', '--rm', '--entrypoint', 'sh', image, '-c',
@@ -61,6 +55,8 @@ describe('compose.yaml (one svc on SQLite, on a named volume)', () => {
 
   afterAll(async () => {
     await compose(['down', '-v'], port).catch(() => undefined);
+    // podman-compose 1.0.3 leaves the project's network behind.
+    await run('podman', ['network', 'rm', '-f', `${project}_default`], { allowFailure: true });
   });
 
   it('serves setup, login and a key; all survive down and up, and the audit chain verifies', async () => {
