@@ -42,6 +42,11 @@ export interface AppOptions {
    * Inside the app, `services.bruteForce.addListener(listener)` does the same.
    */
   bruteForceListeners?: readonly BruteForceListener[];
+  /**
+   * Record this process's secret fingerprints in place of the stored ones: the one start of a
+   * deliberate secret rotation (`svc-local --replace-secret-fingerprints`). @default false
+   */
+  replaceSecretFingerprints?: boolean;
   /** The time every service reads; tests pass a `ManualClock`. @default systemClock */
   clock?: Clock;
   /**
@@ -55,7 +60,7 @@ export interface AppOptions {
  * Builds the app for `config`: opens (and migrates) the database, loads or creates the secrets and
  * binds every contract operation to its handler.
  *
- * @throws {ConfigError} when a secret cannot be used.
+ * @throws {ConfigError} when a secret cannot be used, or is not the one the database was first started with.
  */
 export async function buildApp(config: ServerConfig, options: AppOptions = {}): Promise<FastifyInstance> {
   const clock = options.clock ?? systemClock;
@@ -73,9 +78,11 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
       processMetrics: options.processMetrics ?? true,
       withAudit: options.withoutAuditForBenchmark !== true,
       bruteForceListeners: options.bruteForceListeners ?? [],
+      replaceSecretFingerprints: options.replaceSecretFingerprints === true,
     });
     const trust = trustedProxyFunction(config.trustedProxies);
     const app = createFastifyInstance({ trust, logSink, level });
+    for (const warning of services.startUpWarnings) app.log.warn(warning);
     await registerCors(app, config.corsOrigins);
     let uiNotFoundPage: UiNotFoundPage | null = null;
     registerErrors(app, services, () => uiNotFoundPage);

@@ -16,6 +16,7 @@ import { Executor } from './executor.js';
 import { PostgresMigrator } from './migrator.js';
 import { PostgresModelFamilyStore, PostgresModelStore } from './model-store.js';
 import { PostgresOidcStore } from './oidc-store.js';
+import { PostgresSecretFingerprintStore } from './secret-fingerprint-store.js';
 import { PostgresSessionStore } from './session-store.js';
 import { PostgresSettingsStore } from './settings-store.js';
 import { PostgresTableTransfer } from './table-transfer.js';
@@ -86,6 +87,7 @@ export class PostgresStorage implements Storage {
   readonly oidc: PostgresOidcStore;
   readonly audit: PostgresAuditStore;
   readonly usage: PostgresUsageStore;
+  readonly secretFingerprints: PostgresSecretFingerprintStore;
   readonly changes: PostgresChangeFeed;
   readonly transfer: PostgresTableTransfer;
   readonly #pool: pg.Pool;
@@ -122,6 +124,7 @@ export class PostgresStorage implements Storage {
     this.oidc = new PostgresOidcStore(sql);
     this.audit = new PostgresAuditStore(sql, this.#pool);
     this.usage = new PostgresUsageStore(sql);
+    this.secretFingerprints = new PostgresSecretFingerprintStore(sql);
     this.changes = new PostgresChangeFeed(sql);
     this.transfer = new PostgresTableTransfer(this.#pool);
     this.#listener =
