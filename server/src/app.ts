@@ -64,7 +64,7 @@ export interface AppOptions {
  */
 export async function buildApp(config: ServerConfig, options: AppOptions = {}): Promise<FastifyInstance> {
   const clock = options.clock ?? systemClock;
-  const storage = await openStorage(storageConfigOf(config), { strictTransactions: options.strictStorageTransactions === true });
+  const storage = await openStorage(storageConfigOf(config), { strictTransactions: options.strictStorageTransactions === true, now: () => clock.now() });
   const echo = options.logger !== undefined && options.logger !== false;
   const logSink = new LogSink({ echo: echo ? process.stdout : null });
   const level = typeof options.logger === 'object' ? (options.logger.level ?? 'info') : 'info';

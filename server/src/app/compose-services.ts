@@ -18,6 +18,7 @@ import { UpstreamEngine } from '../models/upstream-engine.js';
 import { parseUpstreamAllowList, UpstreamPolicy } from '../models/upstream-policy.js';
 import { OidcService } from '../oidc/oidc-service.js';
 import type { LogSink } from '../observability/log-buffer.js';
+import { changeListenerReport } from '../observability/change-listener-report.js';
 import { ServerMetrics } from '../observability/metrics.js';
 import type { Clock } from '../runtime/clock.js';
 import { loadSecret } from '../secrets.js';
@@ -94,9 +95,11 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
   const writeMode = storage.backend === 'sqlite' ? { thread: true as const, databasePath: config.databasePath } : { thread: false as const };
   const trail = options.withAudit ? new AuditTrail(storage.audit, config.auditRetentionDays, writeMode, clock) : null;
   if (trail !== null) bruteForce.addListener(trail);
+  const hasListener = storage.changes.listenerStatus() !== null;
   const metrics = new ServerMetrics({
     processMetrics: options.processMetrics,
     countActiveBans: async (kind) => (await bruteForce.activeBans(kind)).length,
+    ...(hasListener ? { changeListener: () => changeListenerReport(storage.changes, clock) } : {}),
   });
   bruteForce.addListener(banMetrics(metrics));
   trail?.onDrop((count) => metrics.recordAuditDropped(count));

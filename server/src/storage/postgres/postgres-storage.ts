@@ -42,6 +42,8 @@ export interface PostgresStorageConfig {
   poolQueueTimeoutMs?: number;
   /** Hears of lost connections (pooled or listening) and listener outages, for the log; never given a password. */
   onWarning?: (message: string, error?: unknown) => void;
+  /** The time (epoch ms) the listener stamps notifications with: the server's injected clock. @default Date.now */
+  now?: () => number;
 }
 
 /** int8 (`bigint`: times in ms, ids, counts) as a JS number: every value svc stores is below 2^53. */
@@ -128,7 +130,12 @@ export class PostgresStorage implements Storage {
     this.changes = new PostgresChangeFeed(sql);
     this.transfer = new PostgresTableTransfer(this.#pool);
     this.#listener =
-      config.listen === false ? null : new ChangeListener(connection, (domain) => this.changes.notify(domain), config.onWarning === undefined ? {} : { onWarning: config.onWarning });
+      config.listen === false
+        ? null
+        : new ChangeListener(connection, (domain) => this.changes.notify(domain), {
+            ...(config.onWarning === undefined ? {} : { onWarning: config.onWarning }),
+            ...(config.now === undefined ? {} : { now: config.now }),
+          });
     if (this.#listener !== null) this.changes.attach(this.#listener);
   }
 
