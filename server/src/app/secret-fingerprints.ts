@@ -41,9 +41,10 @@ const variables: Record<SecretName, string> = { jwt_signing: 'SVC_AUTH_JWT_SECRE
 /**
  * Records the fingerprints of `secrets` on first start, and compares them on every later one.
  *
- * @throws {ConfigError} naming the first secret whose fingerprint differs from the stored one.
+ * @throws {ConfigError} naming every secret whose fingerprint differs from the stored one.
  */
 export async function checkSecretFingerprints(store: SecretFingerprintStore, secrets: readonly HeldSecret[], options: FingerprintCheckOptions): Promise<void> {
+  const differing: HeldSecret[] = [];
   for (const secret of secrets) {
     const fingerprint = secretFingerprint(secret.value, secret.name);
     if (options.replace) {
@@ -57,8 +58,9 @@ export async function checkSecretFingerprints(store: SecretFingerprintStore, sec
       options.warn(`the ${secret.label} was generated anew (its file ${describeSource(secret.source)} was missing) and replaces the one this database was started with`);
       continue;
     }
-    throw new ConfigError(mismatchMessage(secret));
+    differing.push(secret);
   }
+  if (differing.length > 0) throw new ConfigError(mismatchMessage(differing));
   if (options.replace) options.warn('--replace-secret-fingerprints: this database now records the secrets of this process; start every other host with the same ones');
 }
 
@@ -66,11 +68,12 @@ function describeSource(source: SecretSource): string {
   return source.kind === 'env' ? source.variable : source.path;
 }
 
-function mismatchMessage(secret: HeldSecret): string {
-  const variable = variables[secret.name];
-  const given = secret.source.kind === 'env' ? `${secret.source.variable}` : `the file ${secret.source.path}`;
+/** One line naming each differing secret and where it came from, never a value or a fingerprint. */
+function mismatchMessage(differing: readonly HeldSecret[]): string {
+  const given = differing.map((secret) => `the ${secret.label} given by ${secret.source.kind === 'env' ? secret.source.variable : `the file ${secret.source.path}`}`);
+  const one = differing.length === 1;
   return (
-    `the ${secret.label} given by ${given} is not the one this database was first started with (its fingerprint differs): ` +
-    `give every host the same ${variable}, or, to rotate it, stop every host and start one with --replace-secret-fingerprints (docs/deployment.md)`
+    `${given.join(' and ')} ${one ? 'is not the one' : 'are not the ones'} this database was first started with (${one ? 'its fingerprint differs' : 'their fingerprints differ'}): ` +
+    `give every host the same ${differing.map((secret) => variables[secret.name]).join(' and ')}, or, to rotate, stop every host and start one with --replace-secret-fingerprints (docs/deployment.md)`
   );
 }

@@ -112,7 +112,13 @@ describe('secret fingerprints on PostgreSQL', () => {
       assert.equal(revealed.body.key, key.key, 'a key stored by one host is revealed by the other');
       const stale = await runUntilExit(oldEnvironment);
       assert.equal(stale.code, 2, stale.stderr);
-      assert.match(stale.stderr, /^svc-local: the JWT signing secret given by SVC_AUTH_JWT_SECRET_KEY is not the one/);
+      assert.match(
+        stale.stderr,
+        /^svc-local: the JWT signing secret given by SVC_AUTH_JWT_SECRET_KEY and the API key encryption key given by SVC_AUTH_ENCRYPTION_KEY are not the ones this database was first started with \(their fingerprints differ\): give every host the same SVC_AUTH_JWT_SECRET_KEY and SVC_AUTH_ENCRYPTION_KEY, or, to rotate, /,
+      );
+      for (const secret of [...Object.values(oldEnvironment), ...Object.values(rotated)].filter((value) => /^[0-9a-f]{64}$/.test(value))) {
+        assert.ok(!stale.stderr.includes(secret), 'a secret leaked into the line');
+      }
     } finally {
       await rotating.stop();
       await following.stop();
