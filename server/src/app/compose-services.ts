@@ -1,6 +1,7 @@
 /**
  * Pipeline step 1: the services of one server, over its storage and clock. Loads (or creates) the
- * secrets, builds every service, and wires the brute-force listeners (audit trail, metrics).
+ * secrets and checks them against the fingerprints the database recorded, builds every service,
+ * and wires the brute-force listeners (audit trail, metrics).
  */
 import { AuditService } from '../audit/audit-service.js';
 import { AuditTrail } from '../audit/audit-trail.js';

@@ -98,8 +98,9 @@ describe('model calls on PostgreSQL read the epochs once per request', () => {
   it('Should still see a model stopped through another host on the next request, with that one read', async () => {
     const warm = await counter.during(() => hostA.request('POST', '/v1/chat/completions', { token: key, body: { model: 'doomed', messages: [{ role: 'user', content: 'hi' }] } }));
     assert.equal(warm.result.status, 200, warm.result.text);
-    const stopped = await hostB.request('DELETE', '/v1/models/doomed', { token: admin.accessToken });
-    assert.equal(stopped.status, 200, stopped.text);
+    const stopped = await counter.during(() => hostB.request('DELETE', '/v1/models/doomed', { token: admin.accessToken }));
+    assert.equal(stopped.result.status, 200, stopped.result.text);
+    assert.equal(stopped.reads, 1, 'the stop reads the epochs once too');
     const { reads, result } = await counter.during(() => hostA.request('POST', '/v1/chat/completions', { token: key, body: { model: 'doomed', messages: [{ role: 'user', content: 'hi' }] } }));
     assertError(result, 404, 'model_not_found');
     assert.equal(reads, 1);

@@ -178,9 +178,13 @@ export class ModelService {
     };
   }
 
-  /** Stops (forgets) a running model the caller may use. */
-  async stop(principal: Principal, uid: string): Promise<ModelRecord> {
-    const model = await this.get(principal, uid);
+  /**
+   * Stops (forgets) a running model the caller may use.
+   *
+   * @param epochs - the request's epochs (`request.epochs`), so the lookup adds no read of its own.
+   */
+  async stop(principal: Principal, uid: string, epochs?: Epochs | Promise<Epochs>): Promise<ModelRecord> {
+    const model = await this.get(principal, uid, epochs);
     if (!(await this.#storage.models.delete(uid))) throw new ApiError('model_not_found', `Model not found: ${uid}`);
     return model;
   }

@@ -65,7 +65,7 @@ export function modelHandlers(
     },
     stopModel: async ({ params, principal, request }) => {
       await noteModel(request, models, params.model_uid);
-      const model = await models.stop(principal, params.model_uid);
+      const model = await models.stop(principal, params.model_uid, request.epochs ?? undefined);
       request.log.info(`model ${model.uid} stopped`);
       return { status: 200, body: presentModel(model, mayChangeUpstream(principal)) };
     },
