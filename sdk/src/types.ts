@@ -61,6 +61,8 @@ export type ModelPermission = Schemas['ModelPermission'];
 export interface RevealedKey extends Schema<'RevealedKey'> {}
 /** `health.status()` (liveness): the server process is up. */
 export interface ServiceStatus extends Schema<'ServiceStatus'> {}
+/** `ServiceStatus.change_listener` (PostgreSQL only): the server process's cache-invalidation listener. */
+export interface ChangeListenerStatus extends Schema<'ChangeListenerStatus'> {}
 /** `health.ready()` (readiness): the server can take traffic. */
 export interface ServiceReadiness extends Schema<'ServiceReadiness'> {}
 /** `health.authEnabled()`: whether calls need credentials. */

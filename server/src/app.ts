@@ -43,6 +43,11 @@ export interface AppOptions {
    * Inside the app, `services.bruteForce.addListener(listener)` does the same.
    */
   bruteForceListeners?: readonly BruteForceListener[];
+  /**
+   * Record this process's secret fingerprints in place of the stored ones: the one start of a
+   * deliberate secret rotation (`svc-local --replace-secret-fingerprints`). @default false
+   */
+  replaceSecretFingerprints?: boolean;
   /** The time every service reads; tests pass a `ManualClock`. @default systemClock */
   clock?: Clock;
   /**
@@ -61,11 +66,11 @@ export interface AppOptions {
  * Builds the app for `config`: opens (and migrates) the database, loads or creates the secrets and
  * binds every contract operation to its handler.
  *
- * @throws {ConfigError} when a secret cannot be used.
+ * @throws {ConfigError} when a secret cannot be used, or is not the one the database was first started with.
  */
 export async function buildApp(config: ServerConfig, options: AppOptions = {}): Promise<FastifyInstance> {
   const clock = options.clock ?? systemClock;
-  const storage = await openStorage(storageConfigOf(config), { strictTransactions: options.strictStorageTransactions === true });
+  const storage = await openStorage(storageConfigOf(config), { strictTransactions: options.strictStorageTransactions === true, now: () => clock.now() });
   const echo = options.logger !== undefined && options.logger !== false;
   const logSink = new LogSink({ echo: echo ? process.stdout : null });
   const level = typeof options.logger === 'object' ? (options.logger.level ?? 'info') : 'info';
@@ -80,9 +85,11 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
       withAudit: options.withoutAuditForBenchmark !== true,
       bruteForceListeners: options.bruteForceListeners ?? [],
       backgroundWrites: options.backgroundWrites ?? new BackgroundWrites(),
+      replaceSecretFingerprints: options.replaceSecretFingerprints === true,
     });
     const trust = trustedProxyFunction(config.trustedProxies);
     const app = createFastifyInstance({ trust, logSink, level });
+    for (const warning of services.startUpWarnings) app.log.warn(warning);
     await registerCors(app, config.corsOrigins);
     let uiNotFoundPage: UiNotFoundPage | null = null;
     registerErrors(app, services, () => uiNotFoundPage);

@@ -18,15 +18,31 @@ export interface SecretOptions {
   missingReason?: string;
 }
 
+/** A secret's text, and whether this call generated it (its file was missing and might be created). */
+export interface LoadedSecret {
+  value: string;
+  generated: boolean;
+}
+
 /**
  * Returns the secret's text, generating and persisting it when the file is missing and allowed.
  *
  * @throws {ConfigError} when the file is unreadable, too short, or missing where it may not be generated.
  */
 export function resolveSecret(source: SecretSource, options: SecretOptions): string {
-  if (source.kind === 'env') return source.value;
+  return loadSecret(source, options).value;
+}
+
+/**
+ * {@link resolveSecret}, also telling whether this call generated the secret (another process that
+ * won the race to create the file generated it, not this call).
+ *
+ * @throws {ConfigError} as {@link resolveSecret}.
+ */
+export function loadSecret(source: SecretSource, options: SecretOptions): LoadedSecret {
+  if (source.kind === 'env') return { value: source.value, generated: false };
   const existing = readSecretFile(source.path, options.label);
-  if (existing !== null) return existing;
+  if (existing !== null) return { value: existing, generated: false };
   if (!options.mayGenerate) {
     throw new ConfigError(`${options.label} file ${source.path} is missing: ${options.missingReason ?? 'refusing to generate a new one'}`);
   }
@@ -47,7 +63,7 @@ function readSecretFile(path: string, label: string): string | null {
   return text;
 }
 
-function createSecretFile(path: string, label: string): string {
+function createSecretFile(path: string, label: string): LoadedSecret {
   const directory = dirname(path);
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   chmodSync(directory, 0o700);
@@ -56,7 +72,7 @@ function createSecretFile(path: string, label: string): string {
   writeFileSync(temporary, secret + '\n', { mode: 0o600, flag: 'wx' });
   try {
     linkSync(temporary, path);
-    return secret;
+    return { value: secret, generated: true };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
       throw new ConfigError(`cannot create the ${label} file ${path}: ${(error as Error).message}`);
@@ -64,7 +80,7 @@ function createSecretFile(path: string, label: string): string {
     // Another process won the race; its file is complete because it was linked, not written, in place.
     const winner = readSecretFile(path, label);
     if (winner === null) throw new ConfigError(`the ${label} file ${path} vanished while starting`);
-    return winner;
+    return { value: winner, generated: false };
   } finally {
     unlinkSync(temporary);
   }

@@ -1,6 +1,7 @@
 /**
  * Pipeline step 1: the services of one server, over its storage and clock. Loads (or creates) the
- * secrets, builds every service, and wires the brute-force listeners (audit trail, metrics).
+ * secrets and checks them against the fingerprints the database recorded, builds every service,
+ * and wires the brute-force listeners (audit trail, metrics).
  */
 import { AuditService } from '../audit/audit-service.js';
 import { AuditTrail } from '../audit/audit-trail.js';
@@ -18,16 +19,18 @@ import { UpstreamEngine } from '../models/upstream-engine.js';
 import { parseUpstreamAllowList, UpstreamPolicy } from '../models/upstream-policy.js';
 import { OidcService } from '../oidc/oidc-service.js';
 import type { LogSink } from '../observability/log-buffer.js';
+import { changeListenerReport } from '../observability/change-listener-report.js';
 import { ServerMetrics } from '../observability/metrics.js';
 import type { BackgroundWrites } from '../runtime/background-writes.js';
 import type { Clock } from '../runtime/clock.js';
-import { resolveSecret } from '../secrets.js';
+import { loadSecret } from '../secrets.js';
 import { KeyService } from '../services/key-service.js';
 import { ManagedDirectory } from '../services/managed-directory.js';
 import type { Services } from '../services/services.js';
 import { SessionService } from '../services/session-service.js';
 import { UserService } from '../services/user-service.js';
 import type { Storage } from '../storage/port/index.js';
+import { checkSecretFingerprints } from './secret-fingerprints.js';
 
 /** What composing needs besides the configuration, the storage and the clock. */
 export interface CompositionOptions {
@@ -39,6 +42,8 @@ export interface CompositionOptions {
   bruteForceListeners: readonly BruteForceListener[];
   /** Where best-effort writes are tracked; shutdown waits for them. */
   backgroundWrites: BackgroundWrites;
+  /** Record this process's secret fingerprints in place of the stored ones (a deliberate rotation). */
+  replaceSecretFingerprints: boolean;
 }
 
 /** The services, plus what only the pipeline itself uses. */
@@ -46,6 +51,8 @@ export interface ComposedServices extends Services {
   authenticator: Authenticator;
   upstream: UpstreamEngine;
   backgroundWrites: BackgroundWrites;
+  /** What composing wants logged once the logger exists (a secret generated anew, fingerprints replaced). */
+  startUpWarnings: string[];
 }
 
 /**
@@ -58,9 +65,9 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
   // Every host of a PostgreSQL deployment must hold the same secrets: they are given, never generated (docs/deployment.md).
   const shared = storage.backend === 'postgres';
   const sharedReason = 'svc on PostgreSQL (SVC_DATABASE_URL) never generates secrets, because every host must use the same ones; set SVC_AUTH_JWT_SECRET_KEY and SVC_AUTH_ENCRYPTION_KEY to the same values on every host';
-  const jwtSecret = resolveSecret(config.jwtSecret, { label: 'JWT signing secret', mayGenerate: !shared, missingReason: sharedReason });
+  const jwt = loadSecret(config.jwtSecret, { label: 'JWT signing secret', mayGenerate: !shared, missingReason: sharedReason });
   const storedKeys = await storage.keys.count();
-  const encryptionSecret = resolveSecret(config.encryptionKey, {
+  const encryptionKey = loadSecret(config.encryptionKey, {
     label: 'API key encryption key',
     mayGenerate: !shared && storedKeys === 0,
     missingReason: shared
@@ -68,9 +75,20 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
       : `${storedKeys} API keys are stored encrypted with it. Restore the file, or set SVC_AUTH_ENCRYPTION_KEY to a new key ` +
         '(existing keys keep authenticating but can no longer be revealed)',
   });
+  const jwtSecret = jwt.value;
+  const encryptionSecret = encryptionKey.value;
   if (jwtSecret === encryptionSecret) {
     throw new ConfigError('the JWT signing secret and the API key encryption key must differ');
   }
+  const startUpWarnings: string[] = [];
+  await checkSecretFingerprints(
+    storage.secretFingerprints,
+    [
+      { name: 'jwt_signing', label: 'JWT signing secret', source: config.jwtSecret, ...jwt },
+      { name: 'encryption', label: 'API key encryption key', source: config.encryptionKey, ...encryptionKey },
+    ],
+    { replace: options.replaceSecretFingerprints, now: clock.now(), warn: (message) => startUpWarnings.push(message) },
+  );
   logSink.redactor.addSecret(jwtSecret);
   logSink.redactor.addSecret(encryptionSecret);
   const accessTokens = new AccessTokens(jwtSecret, config.accessTokenTtlSeconds, clock);
@@ -82,9 +100,11 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
   const writeMode = storage.backend === 'sqlite' ? { thread: true as const, databasePath: config.databasePath } : { thread: false as const };
   const trail = options.withAudit ? new AuditTrail(storage.audit, config.auditRetentionDays, writeMode, clock) : null;
   if (trail !== null) bruteForce.addListener(trail);
+  const hasListener = storage.changes.listenerStatus() !== null;
   const metrics = new ServerMetrics({
     processMetrics: options.processMetrics,
     countActiveBans: async (kind) => (await bruteForce.activeBans(kind)).length,
+    ...(hasListener ? { changeListener: () => changeListenerReport(storage.changes, clock) } : {}),
   });
   bruteForce.addListener(banMetrics(metrics));
   trail?.onDrop((count) => metrics.recordAuditDropped(count));
@@ -99,6 +119,7 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
     authenticator: new Authenticator(storage, accessTokens, clock, options.backgroundWrites),
     upstream,
     backgroundWrites: options.backgroundWrites,
+    startUpWarnings,
     users: new UserService(storage, config, clock),
     sessions,
     oidc: config.oidc === null ? null : new OidcService(config.oidc, storage, sessions, trail, clock),

@@ -40,13 +40,14 @@ export async function runServerCommand(options: ServerCommandOptions, argv: read
     .option('-H, --host <host>', 'address to listen on', '127.0.0.1')
     .option('-p, --port <port>', 'port to listen on (0 picks a free one)', parsePort, 9997)
     .addOption(new Option('--log-level <level>', 'log level').choices(logLevels).default('info'))
+    .option('--replace-secret-fingerprints', "record this process's JWT signing secret and encryption key as the deployment's (the one start of a deliberate rotation; docs/deployment.md)")
     .addOption(new Option('--auth-config <path>', 'removed in release 3.0').hideHelp())
     .showHelpAfterError()
-    .action(async (parsed: { host: string; port: number; logLevel: string; authConfig?: string }) => {
+    .action(async (parsed: { host: string; port: number; logLevel: string; authConfig?: string; replaceSecretFingerprints?: boolean }) => {
       if (parsed.authConfig !== undefined) fail(AUTH_CONFIG_REMOVED);
       try {
         const config = loadConfig(process.env);
-        const app = await buildApp(config, { logger: { level: parsed.logLevel } });
+        const app = await buildApp(config, { logger: { level: parsed.logLevel }, replaceSecretFingerprints: parsed.replaceSecretFingerprints === true });
         for (const warning of config.warnings) app.log.warn(warning);
         // A stop finishes the requests in flight, then closes their connections rather than waiting
         // for their clients to drop them (keep-alive would hold the process past its grace period).

@@ -13,7 +13,10 @@ export type paths = {
          * Liveness check
          * @description Liveness: answers 200 while the process lives and serves HTTP, whether or not its database
          *     answers (restarting the process would not bring the database back). Load balancers and
-         *     orchestrators that must know whether to send traffic read `GET /ready`.
+         *     orchestrators that must know whether to send traffic read `GET /ready`. On PostgreSQL it
+         *     also reports this process's cache-invalidation listener, for example
+         *     `"change_listener": {"listening": true, "reconnects": 0, "last_notification_age_seconds": 12.5}`;
+         *     a listener that is down never makes this route fail, since requests stay correct without it.
          */
         get: operations["getStatus"];
         put?: never;
@@ -1551,6 +1554,21 @@ export type components = {
             /** @constant */
             status: "ok";
             version: string;
+            change_listener?: components["schemas"]["ChangeListenerStatus"];
+        };
+        /**
+         * @description PostgreSQL only (absent on SQLite): the state of this process's cache-invalidation listener,
+         *     the LISTEN connection that drops caches the moment another host commits a change. Per
+         *     process. While it is down requests stay correct (every request checks the cache epochs),
+         *     only caches refill later; it reconnects by itself. The same figures are in `GET /metrics`.
+         */
+        ChangeListenerStatus: {
+            /** @description Connected and listening now. */
+            listening: boolean;
+            /** @description Times it connected again after losing its connection, since the process started. */
+            reconnects: number;
+            /** @description Seconds since the last change notification arrived; null before the first. */
+            last_notification_age_seconds: number | null;
         };
         ServiceReadiness: {
             /** @constant */

@@ -10,6 +10,7 @@ import type { components } from '../generated/openapi.js';
 import type { ModelAbility, ModelRecord } from './model-records.js';
 import { builtinChat, builtinChatChunks, builtinCompletion, builtinCompletionChunks, builtinEmbeddings } from './builtin-engine.js';
 import type { Clock } from '../runtime/clock.js';
+import type { Epochs } from '../storage/port/index.js';
 import type { ModelService } from './model-service.js';
 import type { UpstreamEngine } from './upstream-engine.js';
 
@@ -21,6 +22,17 @@ type EmbeddingRequest = components['schemas']['EmbeddingRequest'];
 export type InferenceAnswer =
   | { kind: 'json'; body: object; model: ModelRecord }
   | { kind: 'raw'; contentType: string; body: Buffer | Readable; model: ModelRecord };
+
+/** What a model call brings besides its body. */
+export interface ModelCall {
+  /** Aborted when the caller went away: the upstream call is abandoned. */
+  signal?: AbortSignal;
+  /**
+   * The change feed's epochs the request pipeline read once for this request (`request.epochs`):
+   * the model lookup uses them instead of a read of its own (on PostgreSQL a round trip).
+   */
+  epochs?: Epochs | Promise<Epochs>;
+}
 
 const abilityNames: Record<ModelAbility, string> = { chat: 'chat completions', generate: 'completions', embed: 'embeddings' };
 
@@ -37,33 +49,33 @@ export class InferenceService {
   }
 
   /** A chat completion. */
-  async chat(principal: Principal, request: ChatRequest, signal?: AbortSignal): Promise<InferenceAnswer> {
-    const model = await this.#usableModel(principal, request.model, 'chat');
+  async chat(principal: Principal, request: ChatRequest, call: ModelCall = {}): Promise<InferenceAnswer> {
+    const model = await this.#usableModel(principal, request.model, 'chat', call.epochs);
     if (model.requiresSystemMessageFirst) assertSystemMessageFirst(request);
-    if (model.engine === 'upstream') return this.#forward(model, '/chat/completions', request, signal);
+    if (model.engine === 'upstream') return this.#forward(model, '/chat/completions', request, call.signal);
     if (request.stream === true) return sse(model, builtinChatChunks(model, request, this.#clock.now()));
     return { kind: 'json', body: builtinChat(model, request, this.#clock.now()), model };
   }
 
   /** A text completion. */
-  async complete(principal: Principal, request: CompletionRequest, signal?: AbortSignal): Promise<InferenceAnswer> {
-    const model = await this.#usableModel(principal, request.model, 'generate');
-    if (model.engine === 'upstream') return this.#forward(model, '/completions', request, signal);
+  async complete(principal: Principal, request: CompletionRequest, call: ModelCall = {}): Promise<InferenceAnswer> {
+    const model = await this.#usableModel(principal, request.model, 'generate', call.epochs);
+    if (model.engine === 'upstream') return this.#forward(model, '/completions', request, call.signal);
     if (request.stream === true) return sse(model, builtinCompletionChunks(model, request, this.#clock.now()));
     return { kind: 'json', body: builtinCompletion(model, request, this.#clock.now()), model };
   }
 
   /** Embeddings. */
-  async embed(principal: Principal, request: EmbeddingRequest, signal?: AbortSignal): Promise<InferenceAnswer> {
-    const model = await this.#usableModel(principal, request.model, 'embed');
-    if (model.engine === 'upstream') return this.#forward(model, '/embeddings', request, signal);
+  async embed(principal: Principal, request: EmbeddingRequest, call: ModelCall = {}): Promise<InferenceAnswer> {
+    const model = await this.#usableModel(principal, request.model, 'embed', call.epochs);
+    if (model.engine === 'upstream') return this.#forward(model, '/embeddings', request, call.signal);
     return { kind: 'json', body: builtinEmbeddings(model, request), model };
   }
 
-  async #usableModel(principal: Principal, uid: string, ability: ModelAbility): Promise<ModelRecord> {
+  async #usableModel(principal: Principal, uid: string, ability: ModelAbility, epochs: Epochs | Promise<Epochs> | undefined): Promise<ModelRecord> {
     let model: ModelRecord;
     try {
-      model = await this.#models.get(principal, uid);
+      model = await this.#models.get(principal, uid, epochs);
     } catch (error) {
       if (error instanceof ApiError) throw new ApiError(error.code, error.message, { param: 'model' });
       throw error;

@@ -24,9 +24,15 @@ export class ModelCache {
     });
   }
 
-  /** The model `uid`, from the cache while nothing changed. Records are shared: do not mutate them. */
-  async find(uid: string): Promise<ModelRecord | null> {
-    const epochs = this.#storage.changes.current();
+  /**
+   * The model `uid`, from the cache while nothing changed. Records are shared: do not mutate them.
+   *
+   * @param given - the change feed's epochs the request pipeline read once for this request
+   *   (`request.epochs`); without them the cache reads the feed itself (on PostgreSQL one more round
+   *   trip). Either reading started after the request arrived, so a model stopped before it is seen.
+   */
+  async find(uid: string, given?: Epochs | Promise<Epochs>): Promise<ModelRecord | null> {
+    const epochs = given ?? this.#storage.changes.current();
     this.#checkEpoch(epochs instanceof Promise ? await epochs : epochs);
     const cached = this.#cache.get(uid);
     if (cached !== undefined) return cached;

@@ -10,7 +10,7 @@ import { ApiError } from '../errors.js';
 import type { components } from '../generated/openapi.js';
 import type { LogRedactor } from '../observability/log-buffer.js';
 import type { Clock } from '../runtime/clock.js';
-import type { Storage } from '../storage/port/index.js';
+import type { Epochs, Storage } from '../storage/port/index.js';
 import { builtinFamilies, findBuiltinFamily } from './builtin-families.js';
 import type { UpstreamPolicy } from './upstream-policy.js';
 import { holds } from '../auth/permissions.js';
@@ -69,10 +69,12 @@ export class ModelService {
   /**
    * How the audit record of a request about model `uid` names it: with its family and type when
    * it is running. Never throws: a lookup that fails files the request under the uid alone.
+   *
+   * @param epochs - the request's epochs (`request.epochs`), so the lookup adds no read of its own.
    */
-  async describeForAudit(uid: string): Promise<{ id: string; name?: string; type?: string }> {
+  async describeForAudit(uid: string, epochs?: Epochs | Promise<Epochs>): Promise<{ id: string; name?: string; type?: string }> {
     try {
-      const model = await this.#cache.find(uid);
+      const model = await this.#cache.find(uid, epochs);
       return model === null ? { id: uid } : describeModel(model);
     } catch {
       return { id: uid };
@@ -82,10 +84,12 @@ export class ModelService {
   /**
    * The running model `uid`, if the caller may use it. A restricted key that could not use a model
    * of that uid whatever its type gets 403 without a lookup, so it cannot probe which uids exist.
+   *
+   * @param epochs - the request's epochs (`request.epochs`), so the lookup adds no read of its own.
    */
-  async get(principal: Principal, uid: string): Promise<ModelRecord> {
+  async get(principal: Principal, uid: string, epochs?: Epochs | Promise<Epochs>): Promise<ModelRecord> {
     if (!mayUseUidOfAnyType(principal, uid)) throw modelAccessDenied(uid);
-    const model = await this.#cache.find(uid);
+    const model = await this.#cache.find(uid, epochs);
     if (model === null) throw new ApiError('model_not_found', `Model not found: ${uid}`);
     assertMayUseModel(principal, { id: model.uid, type: model.modelType });
     return model;
@@ -174,9 +178,13 @@ export class ModelService {
     };
   }
 
-  /** Stops (forgets) a running model the caller may use. */
-  async stop(principal: Principal, uid: string): Promise<ModelRecord> {
-    const model = await this.get(principal, uid);
+  /**
+   * Stops (forgets) a running model the caller may use.
+   *
+   * @param epochs - the request's epochs (`request.epochs`), so the lookup adds no read of its own.
+   */
+  async stop(principal: Principal, uid: string, epochs?: Epochs | Promise<Epochs>): Promise<ModelRecord> {
+    const model = await this.get(principal, uid, epochs);
     if (!(await this.#storage.models.delete(uid))) throw new ApiError('model_not_found', `Model not found: ${uid}`);
     return model;
   }

@@ -9,8 +9,13 @@
  *
  * The audit trail reports the records it had to drop because its writer fell behind through
  * {@link ServerMetrics.recordAuditDropped} (`svc_audit_dropped_total`, per process).
+ *
+ * On PostgreSQL, the change-feed listener (the LISTEN connection of cache invalidation) is read at
+ * each scrape: `svc_change_listener_up`, `svc_change_listener_reconnects_total` and
+ * `svc_change_listener_last_notification_age_seconds` (per process; not registered on SQLite).
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { ChangeListenerReport } from './change-listener-report.js';
 
 /** What is banned (an account is locked). */
 export type BanKind = 'ip' | 'key' | 'account';
@@ -29,8 +34,11 @@ export class ServerMetrics {
   /**
    * @param options.processMetrics - also collect the process's own metrics (CPU, memory, event loop). @default true
    * @param options.countActiveBans - how many bans of a kind are in force now, read at each scrape.
+   * @param options.changeListener - the change-feed listener's state, read at each scrape (PostgreSQL only).
    */
-  constructor(options: { processMetrics?: boolean; countActiveBans?: (kind: BanKind) => number | Promise<number> } = {}) {
+  constructor(
+    options: { processMetrics?: boolean; countActiveBans?: (kind: BanKind) => number | Promise<number>; changeListener?: () => ChangeListenerReport | null } = {},
+  ) {
     const registers = [this.registry];
     this.#requests = new Counter({ name: 'svc_http_requests_total', help: 'HTTP requests answered, by method, route template and status.', labelNames: ['method', 'route', 'status'], registers });
     this.#authFailures = new Counter({
@@ -62,6 +70,7 @@ export class ServerMetrics {
       this.#unbans.inc({ kind }, 0);
       this.#activeBans.set({ kind }, 0);
     }
+    if (options.changeListener !== undefined) registerChangeListenerMetrics(this.registry, options.changeListener);
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
   }
 
@@ -99,4 +108,34 @@ export class ServerMetrics {
   render(): Promise<string> {
     return this.registry.metrics();
   }
+}
+
+/** The three metrics of the change-feed listener, each read from `report` at scrape time. */
+function registerChangeListenerMetrics(registry: Registry, report: () => ChangeListenerReport | null): void {
+  const registers = [registry];
+  new Gauge({
+    name: 'svc_change_listener_up',
+    help: "1 while this process's cache-invalidation listener (PostgreSQL LISTEN connection) is connected, else 0. Requests stay correct without it (the epoch check decides).",
+    registers,
+    collect() {
+      this.set(report()?.listening === true ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'svc_change_listener_reconnects_total',
+    help: 'Times the cache-invalidation listener of this process connected again after losing its connection.',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(report()?.reconnects ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'svc_change_listener_last_notification_age_seconds',
+    help: 'Seconds since the cache-invalidation listener of this process last heard a change notification (NaN before the first).',
+    registers,
+    collect() {
+      this.set(report()?.lastNotificationAgeSeconds ?? Number.NaN);
+    },
+  });
 }

@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { adminCredentials, assertError, useServer } from '../testing/index.js';
+import { adminCredentials, assertError, testStorageBackend, useServer } from '../testing/index.js';
 
 describe('health routes with authentication on (the default)', () => {
   const ctx = useServer();
 
-  it('GET /status answers ok with the version, without credentials', async () => {
+  it('GET /status answers ok with the version, without credentials (on PostgreSQL with its change listener)', async () => {
     const response = await ctx.server.request('GET', '/status');
     assert.equal(response.status, 200);
-    assert.deepEqual(response.body, { status: 'ok', version: '3.0.0' });
+    const { change_listener: listener, ...rest } = response.body;
+    assert.deepEqual(rest, { status: 'ok', version: '3.0.0' });
+    if (testStorageBackend() === 'sqlite') assert.equal(listener, undefined, 'SQLite has no LISTEN connection to report');
+    else assert.equal(listener.listening, true);
   });
 
   it('GET /ready answers ready without credentials while the database answers, and is not audited', async () => {

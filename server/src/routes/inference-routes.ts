@@ -2,9 +2,9 @@
  * OpenAI-compatible inference (`models:read`): chat completions, completions and embeddings, as
  * JSON or server-sent events. The caller going away aborts the upstream call.
  */
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Handlers, RawReply } from '../contract/handlers.js';
-import type { InferenceAnswer } from '../models/inference-service.js';
+import type { InferenceAnswer, ModelCall } from '../models/inference-service.js';
 import type { Services } from '../services/services.js';
 import { noteModel } from './model-audit.js';
 
@@ -13,17 +13,22 @@ export function inferenceHandlers(services: Services): Pick<Handlers, 'createCha
   return {
     createChatCompletion: async ({ body, principal, request, reply }) => {
       await noteModel(request, models, body.model);
-      return answer(await inference.chat(principal, body, callerGone(reply)));
+      return answer(await inference.chat(principal, body, modelCall(request, reply)));
     },
     createCompletion: async ({ body, principal, request, reply }) => {
       await noteModel(request, models, body.model);
-      return answer(await inference.complete(principal, body, callerGone(reply)));
+      return answer(await inference.complete(principal, body, modelCall(request, reply)));
     },
     createEmbedding: async ({ body, principal, request, reply }) => {
       await noteModel(request, models, body.model);
-      return answer(await inference.embed(principal, body, callerGone(reply)));
+      return answer(await inference.embed(principal, body, modelCall(request, reply)));
     },
   };
+}
+
+/** The call's signal, and the epochs the guard read for this request (the model lookup's only read). */
+function modelCall(request: FastifyRequest, reply: FastifyReply): ModelCall {
+  return { signal: callerGone(reply), ...(request.epochs === null ? {} : { epochs: request.epochs }) };
 }
 
 /** Aborted when the connection closes before the answer was sent. */

@@ -388,7 +388,8 @@ describe('reveal when the stored ciphertext cannot be opened', () => {
         const admin = await setupAdmin(first);
         return createKey(first, admin.accessToken, { name: 'before the new key' });
       });
-      await withTestServer({ home, env: { SVC_AUTH_ENCRYPTION_KEY: 'n'.repeat(64) } }, async (second) => {
+      // A deliberate change of key: the start that takes it replaces the recorded fingerprints.
+      await withTestServer({ home, env: { SVC_AUTH_ENCRYPTION_KEY: 'n'.repeat(64) }, replaceSecretFingerprints: true }, async (second) => {
         const me = await second.request('GET', '/v1/auth/me', { token: key.key });
         assert.equal(me.status, 200, 'lookup does not depend on the encryption key');
         const listed = await second.request('GET', `/v1/admin/keys/${key.id}`, { token: key.key });

@@ -5,9 +5,12 @@
 import type { FastifyRequest } from 'fastify';
 import type { ModelService } from '../models/model-service.js';
 
-/** Files `request` under the launched model `uid` (name and type when it is running). */
+/**
+ * Files `request` under the launched model `uid` (name and type when it is running), looked up with
+ * the epochs the guard read for the request (no read of its own).
+ */
 export async function noteModel(request: FastifyRequest, models: ModelService, uid: string): Promise<void> {
-  request.audit.model = await models.describeForAudit(uid);
+  request.audit.model = await models.describeForAudit(uid, request.epochs ?? undefined);
 }
 
 /** Files `request` under a model family (registrations, launches). */

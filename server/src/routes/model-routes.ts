@@ -40,7 +40,7 @@ export function modelHandlers(
     }),
     getModel: async ({ params, principal, request }) => {
       await noteModel(request, models, params.model_uid);
-      return { status: 200, body: presentModel(await models.get(principal, params.model_uid), mayChangeUpstream(principal)) };
+      return { status: 200, body: presentModel(await models.get(principal, params.model_uid, request.epochs ?? undefined), mayChangeUpstream(principal)) };
     },
     // The reference CLI polls these after a launch; svc's launches are done when answered.
     listModelInstances: async ({ query, principal }) => ({
@@ -51,7 +51,7 @@ export function modelHandlers(
     }),
     getModelLaunchProgress: async ({ params, principal, request }) => {
       await noteModel(request, models, params.model_uid);
-      await models.get(principal, params.model_uid);
+      await models.get(principal, params.model_uid, request.epochs ?? undefined);
       return { status: 200, body: { progress: 1 } };
     },
     launchModel: async ({ body, principal, request }) => {
@@ -65,7 +65,7 @@ export function modelHandlers(
     },
     stopModel: async ({ params, principal, request }) => {
       await noteModel(request, models, params.model_uid);
-      const model = await models.stop(principal, params.model_uid);
+      const model = await models.stop(principal, params.model_uid, request.epochs ?? undefined);
       request.log.info(`model ${model.uid} stopped`);
       return { status: 200, body: presentModel(model, mayChangeUpstream(principal)) };
     },

@@ -33,9 +33,10 @@ export interface Services {
   health: HealthCheck;
   /**
    * The storage's change feed, which every cache checks: the request pipeline reads it once per
-   * request (`app/guards.ts`) and hands the epochs to the ban list and the authenticator.
+   * request (`app/guards.ts`) and hands the epochs to the ban list, the authenticator and the model
+   * lookups; `/status` reports its listener (PostgreSQL).
    */
-  changes: Pick<ChangeFeed, 'current'>;
+  changes: Pick<ChangeFeed, 'current' | 'listenerStatus'>;
   users: UserService;
   sessions: SessionService;
   /** Single sign-on, or null when no provider is configured. */

@@ -20,6 +20,8 @@ export interface OpenStorageOptions {
   strictTransactions?: boolean;
   /** PostgreSQL: hears of lost connections and listener outages (for the log). */
   onWarning?: (message: string, error?: unknown) => void;
+  /** PostgreSQL: the time (epoch ms) the change listener stamps notifications with (the server's clock). @default Date.now */
+  now?: () => number;
 }
 
 /** The storage a server configuration names: PostgreSQL when `SVC_DATABASE_URL` is set, else the SQLite file. */
@@ -40,6 +42,11 @@ export async function openStorage(config: StorageConfig, options: OpenStorageOpt
     case 'sqlite':
       return SqliteStorage.open(config.path, { transactionGuard: options.strictTransactions === true ? 'throw' : 'warn' });
     case 'postgres':
-      return openPostgresStorage({ url: config.url, poolMax: config.poolMax, ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }) });
+      return openPostgresStorage({
+        url: config.url,
+        poolMax: config.poolMax,
+        ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+        ...(options.now === undefined ? {} : { now: options.now }),
+      });
   }
 }

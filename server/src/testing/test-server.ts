@@ -95,6 +95,8 @@ export function contractClient(baseUrl: string): ContractClient {
  *   that names the server's own URL, such as `SVC_OIDC_REDIRECT_BASE_URL`, needs it before start).
  * @param options.clock - the time the server reads (a `ManualClock` lets a test move it instead of
  *   waiting for a token, key, ban or lockout to expire). Default: the real time.
+ * @param options.replaceSecretFingerprints - start as `svc-local --replace-secret-fingerprints` does:
+ *   a reused home whose database recorded other secrets takes this start's (a deliberate rotation).
  */
 export async function startTestServer(
   options: {
@@ -105,6 +107,7 @@ export async function startTestServer(
     withoutAudit?: boolean;
     port?: number;
     clock?: Clock;
+    replaceSecretFingerprints?: boolean;
   } = {},
 ): Promise<TestServer> {
   const home = options.home ?? (await mkdtemp(join(tmpdir(), 'svc-test-')));
@@ -116,6 +119,7 @@ export async function startTestServer(
     withoutAuditForBenchmark: options.withoutAudit === true,
     strictStorageTransactions: true,
     backgroundWrites,
+    replaceSecretFingerprints: options.replaceSecretFingerprints === true,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const address = await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });

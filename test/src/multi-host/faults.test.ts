@@ -135,6 +135,22 @@ describe('faults: the LISTEN connections killed', () => {
     assert.equal((await b.request('PUT', `/v1/admin/keys/${key.id}`, { token: admin.accessToken, body: { enabled: true } })).status, 200);
     for (const client of [c, a]) assert.equal((await client.request('GET', '/v1/auth/me', { token: key.key })).status, 200);
   });
+
+  it('every host reports its listener back in /status and /metrics, with the reconnection counted', async () => {
+    for (const host of deployment.hosts) {
+      const states = await pollUntil(
+        async () => (await host.client.request('GET', '/status')).body.change_listener as { listening: boolean; reconnects: number },
+        (state) => state.listening && state.reconnects >= 1,
+        { timeoutMs: 60_000, intervalMs: 100 },
+      );
+      assert.equal(states.at(-1)?.reconnects, 1, 'one kill, one reconnection');
+      const metrics = await host.client.request('GET', '/metrics', { token: admin.accessToken });
+      assert.equal(metrics.status, 200);
+      assert.match(metrics.text, /^svc_change_listener_up 1$/m);
+      assert.match(metrics.text, /^svc_change_listener_reconnects_total 1$/m);
+      assert.match(metrics.text, /^svc_change_listener_last_notification_age_seconds \d+(\.\d+)?$/m, 'the enable through B was heard');
+    }
+  });
 });
 
 describe('faults: kill -9 of one host during a burst of writes', () => {

@@ -258,7 +258,8 @@ describe('security: API keys (R21–R28)', () => {
       await first.close();
 
       const otherKey = randomBytes(32).toString('hex');
-      const fresh = await withTestServer({ home, env: { SVC_AUTH_ENCRYPTION_KEY: otherKey } }, async (second) => {
+      // A deliberate change of key (and back, below): each start that takes one replaces the recorded fingerprints.
+      const fresh = await withTestServer({ home, env: { SVC_AUTH_ENCRYPTION_KEY: otherKey }, replaceSecretFingerprints: true }, async (second) => {
         const tokens = await login(second, adminCredentials.username, adminCredentials.password);
         const mismatch = await second.request('GET', `/v1/admin/keys/${old.id}/reveal`, { token: tokens.access_token });
         assertError(mismatch, 409, 'encryption_key_mismatch');
@@ -273,7 +274,7 @@ describe('security: API keys (R21–R28)', () => {
       });
 
       // Back on the original key file: the old key reveals again, the one made under the other key does not.
-      await withTestServer({ home }, async (restarted) => {
+      await withTestServer({ home, replaceSecretFingerprints: true }, async (restarted) => {
         const tokens = await login(restarted, adminCredentials.username, adminCredentials.password);
         assert.equal((await restarted.request('GET', `/v1/admin/keys/${old.id}/reveal`, { token: tokens.access_token })).body.key, old.key);
         const crossed = await restarted.request('GET', `/v1/admin/keys/${fresh.id}/reveal`, { token: tokens.access_token });

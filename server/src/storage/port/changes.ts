@@ -23,4 +23,16 @@ export interface ChangeFeed {
   onChange(listener: (domain: CacheDomain) => void): () => void;
   /** For health and metrics: the PostgreSQL listener is connected; always true on SQLite. */
   readonly listening: boolean;
+  /** The LISTEN connection's state, for `/status` and `/metrics`; null where there is none (SQLite, or PostgreSQL with listening off). */
+  listenerStatus(): ChangeListenerStatus | null;
+}
+
+/** The state of the PostgreSQL LISTEN connection (per process). */
+export interface ChangeListenerStatus {
+  /** Connected and listening now. */
+  readonly listening: boolean;
+  /** How many times it connected again after losing its connection, since the process started. */
+  readonly reconnects: number;
+  /** When the last notification arrived (epoch ms, from the injected clock); null before the first. */
+  readonly lastNotificationAt: number | null;
 }

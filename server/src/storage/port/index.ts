@@ -13,6 +13,7 @@ import type { BruteForceStore } from './brute-force.js';
 import type { ChangeFeed } from './changes.js';
 import type { ModelFamilyStore, ModelStore } from './models.js';
 import type { OidcStore } from './oidc.js';
+import type { SecretFingerprintStore } from './secret-fingerprints.js';
 import type { SessionStore } from './sessions.js';
 import type { SettingsStore } from './settings.js';
 import type { TableTransfer } from './transfer.js';
@@ -26,6 +27,7 @@ export type * from './changes.js';
 export type * from './migrations.js';
 export type * from './models.js';
 export type * from './oidc.js';
+export type * from './secret-fingerprints.js';
 export type * from './sessions.js';
 export type * from './settings.js';
 export type * from './usage.js';
@@ -51,6 +53,8 @@ export interface Storage {
   readonly audit: AuditStore;
   /** Usage totals and the usage limiters' shared counters (issue 17). */
   readonly usage: UsageStore;
+  /** The fingerprints of the secrets the deployment was first started with (migration 040). */
+  readonly secretFingerprints: SecretFingerprintStore;
   readonly changes: ChangeFeed;
   /** Whole tables read and written as stored, for moving a deployment between adapters (`svc-migrate-storage`). */
   readonly transfer: TableTransfer;

@@ -43,8 +43,11 @@ export const transferTables: readonly TransferTable[] = [
   { name: 'limit_slots', primaryKey: ['subject', 'holder'] },
 ];
 
-/** Tables of each adapter's own that never move: the cache epochs (every target counts its own). */
-export const bookkeepingTables: readonly string[] = ['cache_epochs'];
+/**
+ * Tables of each database's own that never move: the cache epochs (every target counts its own) and
+ * the secret fingerprints (the target records the secrets it is first started with).
+ */
+export const bookkeepingTables: readonly string[] = ['cache_epochs', 'secret_fingerprints'];
 
 /** Writes rows into the tables, all within one transaction (see {@link TableTransfer.importing}). */
 export interface TableImporter {

@@ -3,7 +3,7 @@
  * {@link EpochGate} (the check that decides), early notices from the {@link ChangeListener}. When
  * the epochs cannot be read, `current()` rejects with `StorageUnavailableError`: callers fail closed.
  */
-import type { CacheDomain, ChangeFeed, Epochs } from '../port/index.js';
+import type { CacheDomain, ChangeFeed, ChangeListenerStatus, Epochs } from '../port/index.js';
 import type { ChangeListener } from './change-listener.js';
 import { EpochGate } from './epoch-gate.js';
 import type { Executor } from './executor.js';
@@ -44,5 +44,9 @@ export class PostgresChangeFeed implements ChangeFeed {
 
   get listening(): boolean {
     return this.#listener?.listening ?? false;
+  }
+
+  listenerStatus(): ChangeListenerStatus | null {
+    return this.#listener?.status() ?? null;
   }
 }

@@ -3,10 +3,11 @@
  * `svc_cache`, where the cache-epoch triggers (migration 004) announce `<domain>:<epoch>` at commit.
  * A notification drops the domain's caches at once; a lost connection drops every domain (a change
  * may be missed while down) and reconnects with capped, jittered backoff. Correctness never rests on
- * it: the epoch gate decides every request. `listening` is reported for health and metrics.
+ * it: the epoch gate decides every request. Its state ({@link ChangeListener.status}: connected or
+ * not, reconnections, when the last notification arrived) is reported in `/status` and `/metrics`.
  */
 import pg from 'pg';
-import type { CacheDomain } from '../port/index.js';
+import type { CacheDomain, ChangeListenerStatus } from '../port/index.js';
 
 const CHANNEL = 'svc_cache';
 const domains: readonly CacheDomain[] = ['access', 'bans', 'models'];
@@ -22,6 +23,8 @@ export interface ChangeListenerOptions {
   heartbeatMs?: number;
   /** Hears when the listening connection is lost (once per outage) and when it is back. */
   onWarning?: (message: string, error?: unknown) => void;
+  /** The time (epoch ms) a notification is stamped with: the server's injected clock. @default Date.now */
+  now?: () => number;
 }
 
 /** A LISTEN connection that reconnects by itself. */
@@ -32,12 +35,17 @@ export class ChangeListener {
   readonly #maxBackoffMs: number;
   readonly #heartbeatMs: number;
   readonly #onWarning: (message: string, error?: unknown) => void;
+  readonly #now: () => number;
   #client: pg.Client | null = null;
   #listening = false;
   #closed = false;
   /** Lost and not yet back (warn once per outage). */
   #outage = false;
   #backoffMs: number;
+  /** Connected at least once: a later connection is a reconnection. */
+  #connectedBefore = false;
+  #reconnects = 0;
+  #lastNotificationAt: number | null = null;
   #reconnect: NodeJS.Timeout | null = null;
   #heartbeat: NodeJS.Timeout | null = null;
   /** The last epoch heard per domain; an epoch read above it means a notification was late or lost. */
@@ -50,12 +58,18 @@ export class ChangeListener {
     this.#maxBackoffMs = options.maxBackoffMs ?? 5000;
     this.#heartbeatMs = options.heartbeatMs ?? 5000;
     this.#onWarning = options.onWarning ?? (() => {});
+    this.#now = options.now ?? Date.now;
     this.#backoffMs = this.#initialBackoffMs;
   }
 
   /** Connected and listening. */
   get listening(): boolean {
     return this.#listening;
+  }
+
+  /** Connected or not, how many reconnections, when the last notification arrived. */
+  status(): ChangeListenerStatus {
+    return { listening: this.#listening, reconnects: this.#reconnects, lastNotificationAt: this.#lastNotificationAt };
   }
 
   /** Connects once (a failure schedules retries; it does not throw). */
@@ -90,6 +104,8 @@ export class ChangeListener {
     }
     if (this.#client !== client || this.#closed) return;
     this.#listening = true;
+    if (this.#connectedBefore) this.#reconnects += 1;
+    this.#connectedBefore = true;
     if (this.#outage) this.#onWarning('cache invalidation listener reconnected');
     this.#outage = false;
     this.#backoffMs = this.#initialBackoffMs;
@@ -104,6 +120,7 @@ export class ChangeListener {
   #heard(payload: string): void {
     const [domain, epoch] = payload.split(':');
     if (domain === undefined || !isDomain(domain)) return;
+    this.#lastNotificationAt = this.#now();
     const heard = Number(epoch);
     if (Number.isSafeInteger(heard)) this.lastHeard.set(domain, heard);
     this.#onChange(domain);

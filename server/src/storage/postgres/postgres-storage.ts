@@ -16,6 +16,7 @@ import { Executor } from './executor.js';
 import { PostgresMigrator } from './migrator.js';
 import { PostgresModelFamilyStore, PostgresModelStore } from './model-store.js';
 import { PostgresOidcStore } from './oidc-store.js';
+import { PostgresSecretFingerprintStore } from './secret-fingerprint-store.js';
 import { PostgresSessionStore } from './session-store.js';
 import { PostgresSettingsStore } from './settings-store.js';
 import { PostgresTableTransfer } from './table-transfer.js';
@@ -41,6 +42,8 @@ export interface PostgresStorageConfig {
   poolQueueTimeoutMs?: number;
   /** Hears of lost connections (pooled or listening) and listener outages, for the log; never given a password. */
   onWarning?: (message: string, error?: unknown) => void;
+  /** The time (epoch ms) the listener stamps notifications with: the server's injected clock. @default Date.now */
+  now?: () => number;
 }
 
 /** int8 (`bigint`: times in ms, ids, counts) as a JS number: every value svc stores is below 2^53. */
@@ -86,6 +89,7 @@ export class PostgresStorage implements Storage {
   readonly oidc: PostgresOidcStore;
   readonly audit: PostgresAuditStore;
   readonly usage: PostgresUsageStore;
+  readonly secretFingerprints: PostgresSecretFingerprintStore;
   readonly changes: PostgresChangeFeed;
   readonly transfer: PostgresTableTransfer;
   readonly #pool: pg.Pool;
@@ -122,10 +126,16 @@ export class PostgresStorage implements Storage {
     this.oidc = new PostgresOidcStore(sql);
     this.audit = new PostgresAuditStore(sql, this.#pool);
     this.usage = new PostgresUsageStore(sql);
+    this.secretFingerprints = new PostgresSecretFingerprintStore(sql);
     this.changes = new PostgresChangeFeed(sql);
     this.transfer = new PostgresTableTransfer(this.#pool);
     this.#listener =
-      config.listen === false ? null : new ChangeListener(connection, (domain) => this.changes.notify(domain), config.onWarning === undefined ? {} : { onWarning: config.onWarning });
+      config.listen === false
+        ? null
+        : new ChangeListener(connection, (domain) => this.changes.notify(domain), {
+            ...(config.onWarning === undefined ? {} : { onWarning: config.onWarning }),
+            ...(config.now === undefined ? {} : { now: config.now }),
+          });
     if (this.#listener !== null) this.changes.attach(this.#listener);
   }
 

@@ -58,6 +58,11 @@ let commitsInThisProcess = 0;
 /** Detects commits by this process and by every other process sharing the database file. */
 export class SqliteChangeFeed implements ChangeFeed {
   readonly listening = true;
+
+  /** SQLite has no LISTEN connection: other processes' commits are seen through `data_version`. */
+  listenerStatus(): null {
+    return null;
+  }
   /** Readings taken so far (see {@link ChangeFeedCounters}). */
   readonly counters: ChangeFeedCounters = { dataVersionReads: 0, dataVersionChanges: 0, epochReads: 0, domainChanges: 0 };
   readonly #readDataVersion: () => number;

@@ -19,6 +19,7 @@ import type {
   ModelFamilyStore,
   ModelStore,
   OidcStore,
+  SecretFingerprintStore,
   SessionStore,
   SettingsStore,
   Storage,
@@ -37,6 +38,7 @@ import { attempt, toStorageError } from './errors.js';
 import { SqliteModelFamilyStore, SqliteModelStore } from './models-store.js';
 import { SqliteOidcStore } from './oidc-store.js';
 import { SqliteSessionStore } from './sessions-store.js';
+import { SqliteSecretFingerprintStore } from './secret-fingerprint-store.js';
 import { SqliteSettingsStore } from './settings-store.js';
 import { SqliteTableTransfer } from './table-transfer.js';
 import { statement, type Connections } from './statements.js';
@@ -71,6 +73,7 @@ function stores(connections: Connections, path: string | null) {
     oidc: new SqliteOidcStore(connections),
     audit: new SqliteAuditStore(connections, path),
     usage: new SqliteUsageStore(connections),
+    secretFingerprints: new SqliteSecretFingerprintStore(connections),
   };
 }
 
@@ -87,6 +90,7 @@ export class SqliteStorage implements Storage {
   readonly oidc: OidcStore;
   readonly audit: AuditStore;
   readonly usage: UsageStore;
+  readonly secretFingerprints: SecretFingerprintStore;
   /** Answers synchronously (`data_version`, then the cache epochs when it moved). */
   readonly changes: SqliteChangeFeed;
   readonly transfer: TableTransfer;
@@ -115,6 +119,7 @@ export class SqliteStorage implements Storage {
     this.audit = root.audit;
     this.transfer = new SqliteTableTransfer(reader, (work) => this.#exclusive(work));
     this.usage = root.usage;
+    this.secretFingerprints = root.secretFingerprints;
     const bound = stores({ read: writer, write: writer, gate: openGate }, path);
     this.#tx = {
       users: bound.users,
