@@ -58,8 +58,8 @@ describe('AuditTrail', () => {
       assert.equal(report.ok, true, JSON.stringify(report));
       assert.equal(report.checked, 6);
       // Deleting the oldest remaining record without moving the anchor is detected.
-      const first = storage.database.prepare('SELECT min(id) FROM audit_log').pluck().get() as number;
-      storage.database.prepare('DELETE FROM audit_log WHERE id = ?').run(first);
+      const first = storage.database.prepare('SELECT min(id) FROM audit_entries').pluck().get() as number;
+      storage.database.prepare('DELETE FROM audit_entries WHERE id = ?').run(first);
       assert.equal((await verifyAuditChain(storage.audit)).reason, 'previous_hash_mismatch');
     });
   });
