@@ -27,12 +27,32 @@ export function isLowercaseUuid(requestId: string | null): requestId is string {
   return requestId !== null && UUID.test(requestId);
 }
 
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
+/**
+ * A client IP in dotted-quad form without leading zeros (it reads back identical) as a signed 32-bit
+ * integer, stored in `client_ipv4` instead of the dictionary (an IP per record would make the
+ * dictionary as large as the records); null for anything else (IPv6, other spellings).
+ */
+export function ipv4Number(ip: string | null): number | null {
+  const match = ip === null ? null : IPV4.exec(ip);
+  if (match === null) return null;
+  return ((Number(match[1]) << 24) | (Number(match[2]) << 16) | (Number(match[3]) << 8) | Number(match[4])) | 0;
+}
+
+/** The value stored in the coded column `field` of a record: null when the field is null or stored elsewhere. */
+export function codedValue(record: AuditRecord, field: CodedAuditField): string | null {
+  const value = record[field];
+  if (field === 'client_ip' && ipv4Number(value) !== null) return null;
+  return value;
+}
+
 /** The distinct values of the coded fields of `records`. */
 export function codedValues(records: readonly AuditRecord[]): string[] {
   const values = new Set<string>();
   for (const record of records) {
     for (const field of codedAuditFields) {
-      const value = record[field];
+      const value = codedValue(record, field);
       if (value !== null) values.add(value);
     }
   }

@@ -75,6 +75,11 @@ async function assertMigrated(storage: Storage, older: OlderRecord[]): Promise<v
   const [newest] = (await storage.audit.search({ ...everything, user: 'dave' }, 0, 1)).hits;
   assert.equal(newest?.id, (older.at(-1)?.id ?? 0) + 1, 'the next id follows the last record written before the migration');
   assert.equal(newest?.prev_hash, older.at(-1)?.hash, 'and links to it');
+  // Its IPv4 client IP is stored as a number, the older ones coded: filters and filter options see both alike.
+  assert.equal(newest?.client_ip, '203.0.113.9');
+  const sameIp = older.filter((row) => row.record.client_ip === '203.0.113.9').length + 1;
+  assert.equal((await storage.audit.search({ ...everything, clientIp: '3.9' }, 0, 10)).total, sameIp);
+  assert.deepEqual(await storage.audit.distinctValues('client_ip', 0, Number.MAX_SAFE_INTEGER, 10), ['2001:db8::1', '203.0.113.9']);
 }
 
 /** A SQLite file at level 030 holding `older` and the anchor. */

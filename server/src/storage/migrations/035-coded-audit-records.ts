@@ -3,8 +3,10 @@
  *
  * - `audit_strings`: every text value of the coded columns stored once (`id` → `value`).
  * - `audit_entries`: the records. The nineteen repeated text fields (`event_type` … `client_ip`) hold
- *   `audit_strings` ids; `request_id` is 16 raw bytes when it is a lowercase UUID (SQLite: a BLOB in
- *   an `ANY` column, text otherwise; PostgreSQL: `request_uuid uuid`, or `request_text`); the record's
+ *   `audit_strings` ids; a client IP in dotted-quad form is a 32-bit integer in `client_ipv4` instead
+ *   (records written before keep theirs coded); `request_id` is 16 raw bytes when it is a lowercase
+ *   UUID (SQLite: a BLOB in an `ANY` column, text otherwise; PostgreSQL: `request_uuid uuid`, or
+ *   `request_text`); the record's
  *   own `hash` stays 32 raw bytes. `prev_hash` is **not stored**: it is by definition the `hash` of the
  *   record before (id − 1), or the pruning anchor's hash, or the genesis hash for record 1, so it is
  *   derived when read. The hashed canonical form is unchanged: every record written before verifies.
@@ -28,15 +30,20 @@ const required = new Set(['event_type', 'category', 'auth_type', 'action', 'stat
 const uuidGlob = '[0-9a-f]'.repeat(8) + '-' + '[0-9a-f]'.repeat(4) + '-' + '[0-9a-f]'.repeat(4) + '-' + '[0-9a-f]'.repeat(4) + '-' + '[0-9a-f]'.repeat(12);
 const uuidPattern = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 
-const decoded = (column: string): string => `(SELECT s.value FROM audit_strings s WHERE s.id = e.${column}) AS ${column}`;
+const decodedValue = (column: string): string => `(SELECT s.value FROM audit_strings s WHERE s.id = e.${column})`;
+const decoded = (column: string): string => `${decodedValue(column)} AS ${column}`;
+/** The dotted quad of `client_ipv4` (a signed 32-bit integer), in either dialect. */
+const ipv4Text = (cast: string): string =>
+  [24, 16, 8, 0].map((shift) => `((e.client_ipv4 >> ${shift}) & 255)${cast}`).join(" || '.' || ");
 const codeOf = (column: string): string => `(SELECT s.id FROM audit_strings s WHERE s.value = o.${column})`;
 
 /** The view's columns, in the old table's order. */
-function viewColumns(requestId: string, previousHash: string): string {
+function viewColumns(requestId: string, previousHash: string, cast: string): string {
   return [
     'e.id', 'e.timestamp',
     ...coded.slice(0, coded.indexOf('status') + 1).map(decoded),
-    'e.http_status', decoded('reason'), `${requestId} AS request_id`, 'e.latency_ms', decoded('client_ip'), 'e.details',
+    'e.http_status', decoded('reason'), `${requestId} AS request_id`, 'e.latency_ms',
+    `coalesce(${decodedValue('client_ip')}, ${ipv4Text(cast)}) AS client_ip`, 'e.details',
     `${previousHash} AS prev_hash`, 'e.hash',
   ].join(',\n  ');
 }
@@ -74,6 +81,7 @@ CREATE TABLE audit_entries (
   id          INTEGER PRIMARY KEY,
   timestamp   INTEGER NOT NULL,
 ${coded.map((column) => `  ${column} INTEGER${required.has(column) ? ' NOT NULL' : ''},`).join('\n')}
+  client_ipv4 INTEGER,
   http_status INTEGER,
   request_id  ANY,
   latency_ms  REAL,
@@ -89,7 +97,7 @@ DROP TABLE audit_log;
 CREATE INDEX audit_by_time ON audit_entries (timestamp, username);
 CREATE INDEX audit_by_status_time ON audit_entries (status, timestamp, username);
 CREATE VIEW audit_log AS SELECT
-  ${viewColumns(sqliteRequestId, sqlitePreviousHash)}
+  ${viewColumns(sqliteRequestId, sqlitePreviousHash, '')}
 FROM audit_entries e;
 `,
   postgres: `
@@ -107,6 +115,7 @@ CREATE TABLE audit_entries (
   timestamp    bigint NOT NULL,
   latency_ms   double precision,
 ${coded.map((column) => `  ${column} integer${required.has(column) ? ' NOT NULL' : ''},`).join('\n')}
+  client_ipv4  integer,
   http_status  integer,
   request_uuid uuid,
   hash         bytea NOT NULL CONSTRAINT audit_entries_hash_length CHECK (octet_length(hash) = 32),
@@ -122,7 +131,7 @@ DROP TABLE audit_log;
 CREATE INDEX audit_by_time ON audit_entries (timestamp, username);
 CREATE INDEX audit_by_status_time ON audit_entries (status, timestamp, username);
 CREATE VIEW audit_log AS SELECT
-  ${viewColumns('coalesce(e.request_uuid::text, e.request_text)', postgresPreviousHash)}
+  ${viewColumns('coalesce(e.request_uuid::text, e.request_text)', postgresPreviousHash, '::text')}
 FROM audit_entries e;
 UPDATE audit_chain_head SET last_id = coalesce((SELECT max(id) FROM audit_entries), last_id)
   WHERE last_id < coalesce((SELECT max(id) FROM audit_entries), 0);

@@ -8,7 +8,17 @@
  */
 import type pg from 'pg';
 import type { AuditAppend, AuditColumn, AuditFilter, AuditRecord, AuditStore, ChainAnchor, ChainLink, ChainReader, StoredAuditRecord } from '../port/index.js';
-import { codedAuditFields, codedValues, codeOf, InternedStrings, isLowercaseUuid, type Codes } from '../audit-codes.js';
+import {
+  codedAuditFields,
+  codedValue,
+  codedValues,
+  codeOf,
+  InternedStrings,
+  ipv4Number,
+  isLowercaseUuid,
+  type CodedAuditField,
+  type Codes,
+} from '../audit-codes.js';
 import type { Executor } from './executor.js';
 import { toStorageError } from './errors.js';
 import { advisoryKey, connect } from './transaction.js';
@@ -53,6 +63,7 @@ const entryColumns: readonly (readonly [string, string])[] = [
   ['timestamp', 'bigint'],
   ['latency_ms', 'double precision'],
   ...codedAuditFields.map((field) => [field, 'integer'] as const),
+  ['client_ipv4', 'integer'],
   ['http_status', 'integer'],
   ['request_uuid', 'uuid'],
   ['hash', 'text'],
@@ -72,6 +83,8 @@ const substringColumns = { user: 'username', apiKeyName: 'api_key_name', modelId
 const exactColumns = { modelType: 'model_type', category: 'category', authType: 'auth_type', status: 'status', eventType: 'event_type', action: 'action' } as const;
 const distinctColumns: ReadonlySet<AuditColumn> = new Set(['username', 'api_key_name', 'model_id', 'model_name', 'model_type', 'category', 'auth_type', 'status', 'client_ip', 'event_type', 'action']);
 
+/** The dotted quad of `client_ipv4` (a signed 32-bit integer): client IPs are stored there, not coded, when they are IPv4. */
+const IPV4_TEXT = [24, 16, 8, 0].map((shift) => `((e.client_ipv4 >> ${shift}) & 255)::text`).join(" || '.' || ");
 const escapeLike = (value: string): string => `%${value.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 
 /** The values of one record for {@link entryColumns}. */
@@ -82,7 +95,8 @@ function entryRow(codes: Codes, id: number, record: AuditRecord, hash: string): 
     if (name === 'hash') return hash;
     if (name === 'request_uuid') return uuid ? record.request_id : null;
     if (name === 'request_text') return uuid ? null : record.request_id;
-    if (codedFields.has(name)) return codeOf(codes, record[name as keyof AuditRecord] as string | null);
+    if (name === 'client_ipv4') return ipv4Number(record.client_ip);
+    if (codedFields.has(name)) return codeOf(codes, codedValue(record, name as CodedAuditField));
     return record[name as keyof AuditRecord];
   });
 }
@@ -145,7 +159,8 @@ function whereClause(filter: AuditFilter): { sql: string; values: unknown[] } | 
     if (value === undefined || value === '') continue;
     if (value.includes('\u0000')) return null;
     values.push(escapeLike(value));
-    conditions.push(`e.${column} IN (SELECT id FROM audit_strings WHERE value ILIKE $${values.length} ESCAPE '\\')`);
+    const coded = `e.${column} IN (SELECT id FROM audit_strings WHERE value ILIKE $${values.length} ESCAPE '\\')`;
+    conditions.push(column === 'client_ip' ? `(${coded} OR ${IPV4_TEXT} ILIKE $${values.length} ESCAPE '\\')` : coded);
   }
   for (const [name, column] of Object.entries(exactColumns)) {
     const listed = filter[name as keyof typeof exactColumns];
@@ -228,7 +243,9 @@ export class PostgresAuditStore implements AuditStore {
   async distinctValues(column: AuditColumn, timeFrom: number, timeTo: number, limit: number): Promise<string[]> {
     if (!distinctColumns.has(column)) throw new Error(`not an audit filter column: ${column}`);
     const rows = await this.#sql.rows<{ value: string }>(
-      `SELECT DISTINCT value COLLATE "C" AS value FROM audit_strings WHERE id IN (SELECT e.${column} FROM audit_entries e WHERE e.timestamp >= $1 AND e.timestamp <= $2) ORDER BY 1 LIMIT $3`,
+      `SELECT DISTINCT value COLLATE "C" AS value FROM audit_strings WHERE id IN (SELECT e.${column} FROM audit_entries e WHERE e.timestamp >= $1 AND e.timestamp <= $2)` +
+        (column === 'client_ip' ? ` UNION SELECT ${IPV4_TEXT} COLLATE "C" FROM audit_entries e WHERE e.timestamp >= $1 AND e.timestamp <= $2 AND e.client_ipv4 IS NOT NULL` : '') +
+        ' ORDER BY 1 LIMIT $3',
       [timeFrom, timeTo, limit],
     );
     return rows.map((row) => row.value);

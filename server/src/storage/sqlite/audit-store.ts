@@ -18,7 +18,17 @@ import type {
   StoredAuditRecord,
 } from '../port/audit.js';
 import type { Database } from './database.js';
-import { codedAuditFields, codedValues, codeOf, InternedStrings, requestUuidBytes, type Codes } from '../audit-codes.js';
+import {
+  codedAuditFields,
+  codedValue,
+  codedValues,
+  codeOf,
+  InternedStrings,
+  ipv4Number,
+  requestUuidBytes,
+  type CodedAuditField,
+  type Codes,
+} from '../audit-codes.js';
 import { attempt, toStorageError } from './errors.js';
 import { statement, type Connections } from './statements.js';
 
@@ -31,7 +41,7 @@ const recordColumns = [
 const codedFields = new Set<string>(codedAuditFields);
 // Coded fields as `audit_strings` ids, the request id as 16 bytes when it is a UUID, `prev_hash` not
 // stored (the view derives it), `hash` as 32 bytes (migrations 022 and 035).
-const entryColumns = ['id', ...recordColumns, 'hash'];
+const entryColumns = ['id', ...recordColumns, 'client_ipv4', 'hash'];
 const INSERT = `INSERT INTO audit_entries (${entryColumns.join(', ')}) VALUES (${entryColumns.map((column) => (column === 'hash' ? 'unhex(?)' : '?')).join(', ')})`;
 const IMPORT = `${INSERT} ON CONFLICT (id) DO NOTHING`;
 /** Every column of a stored record, decoded by the view `audit_log`, digests back in hex. */
@@ -43,6 +53,8 @@ const filterableColumns = new Set<AuditColumn>([
   'username', 'api_key_name', 'model_id', 'model_name', 'model_type', 'category', 'auth_type', 'status', 'client_ip', 'event_type', 'action',
 ]);
 
+/** The dotted quad of `client_ipv4` (a signed 32-bit integer): client IPs are stored there, not coded, when they are IPv4. */
+const IPV4_TEXT = [24, 16, 8, 0].map((shift) => `((e.client_ipv4 >> ${shift}) & 255)`).join(" || '.' || ");
 const escapeLike = (value: string): string => `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 const codesOf = (values: readonly string[]): string => `(SELECT id FROM audit_strings WHERE value IN (${values.map(() => '?').join(', ')}))`;
 
@@ -58,8 +70,14 @@ function whereClause(filter: AuditFilter): { sql: string; parameters: unknown[] 
       conditions.push('0');
       continue;
     }
+    const pattern = escapeLike(value);
+    if (column === 'client_ip') {
+      conditions.push(`(e.client_ip IN (SELECT id FROM audit_strings WHERE value LIKE ? ESCAPE '\\') OR ${IPV4_TEXT} LIKE ? ESCAPE '\\')`);
+      parameters.push(pattern, pattern);
+      continue;
+    }
     conditions.push(`e.${column} IN (SELECT id FROM audit_strings WHERE value LIKE ? ESCAPE '\\')`);
-    parameters.push(escapeLike(value));
+    parameters.push(pattern);
   }
   for (const [name, column] of Object.entries(exactColumns)) {
     const values = filter[name as keyof typeof exactColumns];
@@ -101,10 +119,11 @@ function entryRow(codes: Codes, id: number, record: AuditRecord, hash: string): 
   return [
     id,
     ...recordColumns.map((column) => {
-      if (codedFields.has(column)) return codeOf(codes, record[column] as string | null);
+      if (codedFields.has(column)) return codeOf(codes, codedValue(record, column as CodedAuditField));
       if (column === 'request_id') return requestUuidBytes(record.request_id) ?? record.request_id;
       return record[column];
     }),
+    ipv4Number(record.client_ip),
     hash,
   ];
 }
@@ -196,9 +215,17 @@ export class SqliteAuditStore implements AuditStore {
     if (!filterableColumns.has(column)) return Promise.reject(new Error(`not a filterable audit column: ${column}`));
     return attempt(
       () =>
-        statement(this.#c.read, `SELECT value FROM audit_strings WHERE id IN (SELECT e.${column} FROM audit_entries e WHERE e.timestamp >= ? AND e.timestamp <= ?) ORDER BY value LIMIT ?`)
-          .pluck()
-          .all(timeFrom, timeTo, limit) as string[],
+        column === 'client_ip'
+          ? (statement(
+              this.#c.read,
+              'SELECT value FROM audit_strings WHERE id IN (SELECT e.client_ip FROM audit_entries e WHERE e.timestamp >= ? AND e.timestamp <= ?) ' +
+                `UNION SELECT ${IPV4_TEXT} FROM audit_entries e WHERE e.timestamp >= ? AND e.timestamp <= ? AND e.client_ipv4 IS NOT NULL ORDER BY 1 LIMIT ?`,
+            )
+              .pluck()
+              .all(timeFrom, timeTo, timeFrom, timeTo, limit) as string[])
+          : (statement(this.#c.read, `SELECT value FROM audit_strings WHERE id IN (SELECT e.${column} FROM audit_entries e WHERE e.timestamp >= ? AND e.timestamp <= ?) ORDER BY value LIMIT ?`)
+              .pluck()
+              .all(timeFrom, timeTo, limit) as string[]),
     );
   }
 
