@@ -54,6 +54,8 @@ describe('AuditTrail', () => {
       assert.equal(await trail.prune(), 30);
       await trail.close();
       assert.equal((await storage.audit.count()), 6, 'five young records and the pruning event');
+      const strings = storage.database.prepare("SELECT value FROM audit_strings WHERE value IN ('old', 'young')").pluck().all();
+      assert.deepEqual(strings, ['young'], 'the strings only pruned records used are pruned too');
       const report = (await verifyAuditChain(storage.audit));
       assert.equal(report.ok, true, JSON.stringify(report));
       assert.equal(report.checked, 6);
@@ -143,6 +145,7 @@ function heldStore(inner: AuditStore): { store: AuditStore; release: () => void;
     distinctValues: (column, from, to, limit) => inner.distinctValues(column, from, to, limit),
     openChainReader: () => inner.openChainReader(),
     pruneOlderThan: (before, batch, now) => inner.pruneOlderThan(before, batch, now),
+    pruneUnusedStrings: () => inner.pruneUnusedStrings(),
     count: () => inner.count(),
   };
   return { store, release, appendsStarted: () => started };

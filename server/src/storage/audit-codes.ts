@@ -62,12 +62,15 @@ export function codedValues(records: readonly AuditRecord[]): string[] {
 /**
  * The ids of interned strings one writer has seen, bounded (cleared when full: a miss only costs a
  * lookup). Ids learned inside a transaction are kept only once it commits ({@link commit}), so a
- * rolled-back transaction cannot leave an id that another string may receive later. Dictionary
- * entries are never deleted while records may reference them, so a cached id stays right.
+ * rolled-back transaction cannot leave an id that another string may receive later. Retention deletes
+ * unused strings and counts it (`audit_chain_anchor.strings_pruned`); each writer reads that count in
+ * its transaction and forgets its ids when it moved ({@link sync}).
  */
 export class InternedStrings {
   readonly #known = new Map<string, number>();
   readonly #capacity: number;
+  /** The `strings_pruned` count the cached ids were learned under. */
+  #generation = 0;
 
   constructor(capacity = 50_000) {
     this.#capacity = capacity;
@@ -84,11 +87,19 @@ export class InternedStrings {
     for (const [value, id] of learned) this.#known.set(value, id);
   }
 
-  /** Forgets every id (after the dictionary changed under the cache, e.g. an import). */
-  clear(): void {
+  /**
+   * Forgets every id when strings were pruned since they were learned (`strings_pruned`, read in the
+   * writer's transaction): a pruned id may be gone or given to another string.
+   */
+  sync(generation: number): void {
+    if (generation === this.#generation) return;
     this.#known.clear();
+    this.#generation = generation;
   }
 }
+
+/** SQL: every code the records use, one column per coded field (for pruning unused strings). */
+export const USED_CODES = codedAuditFields.map((field) => `SELECT ${field} FROM audit_entries WHERE ${field} IS NOT NULL`).join(' UNION ');
 
 /** The codes of a batch: `value → id` for every coded value of its records. */
 export type Codes = ReadonlyMap<string, number>;

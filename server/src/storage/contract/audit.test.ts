@@ -152,6 +152,26 @@ describe.each(storageBackends)('storage contract ($name): audit', (backend) => {
     for (let writer = 0; writer < 3; writer += 1) assert.equal(chain.filter((record) => record.username === `writer-${writer}`).length, 200);
   });
 
+  it('prunes the strings only pruned records used, and every writer forgets the ids it cached', async () => {
+    const other = await under.another();
+    // 'gone-reason' is the last string the first append adds: the id a new string may be given once it is pruned.
+    await append(under.storage, [newAuditRecord({ timestamp: NOW, username: 'gone-user', endpoint: '/v1/gone', reason: 'gone-reason' })]);
+    await append(under.storage, [newAuditRecord({ timestamp: NOW + 10, username: 'kept-user' })]);
+    assert.equal(await under.storage.audit.pruneUnusedStrings(), 0, 'nothing before a pruning');
+    assert.equal(await other.audit.pruneOlderThan(NOW + 5, 100, NOW + 20), 1);
+    assert.equal(await other.audit.pruneUnusedStrings(), 3, 'gone-user, /v1/gone and gone-reason');
+    assert.equal(await other.audit.pruneUnusedStrings(), 0);
+    await append(other, [newAuditRecord({ timestamp: NOW + 11, username: 'newcomer', endpoint: '/v1/new', reason: 'new-reason' })]);
+    // The first host cached the pruned strings' ids: it must intern them again.
+    await append(under.storage, [newAuditRecord({ timestamp: NOW + 12, username: 'gone-user', endpoint: '/v1/gone', reason: 'gone-reason' })]);
+    const chain = await verifiedChain(under.storage);
+    assert.deepEqual(
+      chain.map((record) => [record.username, record.endpoint, record.reason]),
+      [['kept-user', '/v1/models', null], ['newcomer', '/v1/new', 'new-reason'], ['gone-user', '/v1/gone', 'gone-reason']],
+    );
+    assert.deepEqual(await under.storage.audit.distinctValues('username', 0, Number.MAX_SAFE_INTEGER, 10), ['gone-user', 'kept-user', 'newcomer']);
+  });
+
   it('a chain reader keeps its snapshot while another host prunes and appends', async () => {
     await append(
       under.storage,

@@ -13,6 +13,8 @@
  * - `audit_log`: a view with the columns and types of the table it replaces (digests as 32-byte
  *   BLOB/bytea, text decoded), for reading: verification, export, `svc-migrate-storage`, ad-hoc SQL.
  * - Indexes on codes: `(timestamp, username)` and `(status, timestamp, username)`, as before.
+ * - `audit_chain_anchor.strings_pruned`: how many times retention deleted strings no record uses any
+ *   more; a writer that sees it move forgets the ids it cached (they may be gone or reused).
  *
  * Ids stay as they were; a database whose ids restarted at 1 after a full prune (possible on SQLite
  * before this migration) is renumbered after the anchor, so id − 1 is always the previous link (ids
@@ -99,6 +101,7 @@ CREATE INDEX audit_by_status_time ON audit_entries (status, timestamp, username)
 CREATE VIEW audit_log AS SELECT
   ${viewColumns(sqliteRequestId, sqlitePreviousHash, '')}
 FROM audit_entries e;
+ALTER TABLE audit_chain_anchor ADD COLUMN strings_pruned INTEGER NOT NULL DEFAULT 0;
 `,
   postgres: `
 CREATE TABLE audit_strings (
@@ -133,6 +136,7 @@ CREATE INDEX audit_by_status_time ON audit_entries (status, timestamp, username)
 CREATE VIEW audit_log AS SELECT
   ${viewColumns('coalesce(e.request_uuid::text, e.request_text)', postgresPreviousHash, '::text')}
 FROM audit_entries e;
+ALTER TABLE audit_chain_anchor ADD COLUMN strings_pruned integer NOT NULL DEFAULT 0;
 UPDATE audit_chain_head SET last_id = coalesce((SELECT max(id) FROM audit_entries), last_id)
   WHERE last_id < coalesce((SELECT max(id) FROM audit_entries), 0);
 `,

@@ -18,6 +18,7 @@ import {
   isLowercaseUuid,
   type CodedAuditField,
   type Codes,
+  USED_CODES,
 } from '../audit-codes.js';
 import type { Executor } from './executor.js';
 import { toStorageError } from './errors.js';
@@ -192,8 +193,11 @@ export class PostgresAuditStore implements AuditStore {
   async append(batch: readonly AuditAppend[], link: ChainLink, genesisHash: string): Promise<void> {
     if (batch.length === 0) return;
     const learned = await this.#sql.atomically(async (sql) => {
-      const head = await sql.first<{ last_id: number; last_hash: string }>('SELECT last_id, last_hash FROM audit_chain_head WHERE id = 1 FOR UPDATE');
+      const head = await sql.first<{ last_id: number; last_hash: string; strings_pruned: number | null }>(
+        'SELECT h.last_id, h.last_hash, (SELECT a.strings_pruned FROM audit_chain_anchor a WHERE a.id = 1) AS strings_pruned FROM audit_chain_head h WHERE h.id = 1 FOR UPDATE OF h',
+      );
       if (head === null) throw new Error('audit_chain_head has no row: the schema is incomplete');
+      this.#interned.sync(head.strings_pruned ?? 0);
       const interned = await intern(sql, codedValues(batch.map(({ record }) => record)), this.#interned);
       const rows: unknown[][] = [];
       let previous = head.last_id === 0 ? genesisHash : head.last_hash;
@@ -315,6 +319,17 @@ export class PostgresAuditStore implements AuditStore {
          ON CONFLICT (id) DO UPDATE SET last_pruned_id = excluded.last_pruned_id, last_pruned_hash = excluded.last_pruned_hash, pruned_at = excluded.pruned_at`,
         [anchor.id, anchor.hash, now],
       );
+      return deleted;
+    });
+  }
+
+  /** Under the chain head's lock, so no append is interning meanwhile. */
+  async pruneUnusedStrings(): Promise<number> {
+    return this.#sql.atomically(async (sql) => {
+      await sql.run('SELECT 1 FROM audit_chain_head WHERE id = 1 FOR UPDATE');
+      // Only after a pruning (the anchor counts it, so every writer's cache learns of it).
+      const deleted = await sql.run(`DELETE FROM audit_strings WHERE id NOT IN (${USED_CODES}) AND EXISTS (SELECT 1 FROM audit_chain_anchor WHERE id = 1)`);
+      if (deleted > 0) await sql.run('UPDATE audit_chain_anchor SET strings_pruned = strings_pruned + 1 WHERE id = 1');
       return deleted;
     });
   }

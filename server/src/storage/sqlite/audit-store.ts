@@ -28,6 +28,7 @@ import {
   requestUuidBytes,
   type CodedAuditField,
   type Codes,
+  USED_CODES,
 } from '../audit-codes.js';
 import { attempt, toStorageError } from './errors.js';
 import { statement, type Connections } from './statements.js';
@@ -145,9 +146,12 @@ export function importAuditRows(db: Database, rows: readonly Record<string, unkn
   return inserted;
 }
 
-function readAnchor(db: Database): ChainAnchor | null {
-  const row = statement<[], { last_pruned_id: number; last_pruned_hash: string }>(db, 'SELECT last_pruned_id, last_pruned_hash FROM audit_chain_anchor WHERE id = 1').get();
-  return row === undefined ? null : { lastPrunedId: row.last_pruned_id, lastPrunedHash: row.last_pruned_hash };
+function readAnchor(db: Database): (ChainAnchor & { stringsPruned: number }) | null {
+  const row = statement<[], { last_pruned_id: number; last_pruned_hash: string; strings_pruned: number }>(
+    db,
+    'SELECT last_pruned_id, last_pruned_hash, strings_pruned FROM audit_chain_anchor WHERE id = 1',
+  ).get();
+  return row === undefined ? null : { lastPrunedId: row.last_pruned_id, lastPrunedHash: row.last_pruned_hash, stringsPruned: row.strings_pruned };
 }
 
 /** Reads and appends audit records. There is no way to edit or delete a single record. */
@@ -170,10 +174,11 @@ export class SqliteAuditStore implements AuditStore {
       // Inside someone else's transaction (an offline tool's), ids are cached only if it commits: not at all.
       const cache = db.inTransaction ? null : this.#interned;
       const learned = db.transaction(() => {
+        const anchor = readAnchor(db);
+        cache?.sync(anchor?.stringsPruned ?? 0);
         const interned = intern(db, codedValues(batch.map(({ record }) => record)), cache);
         const insert = statement(db, INSERT);
         const last = statement<[], { id: number; hash: string }>(db, 'SELECT id, lower(hex(hash)) AS hash FROM audit_entries ORDER BY id DESC LIMIT 1').get();
-        const anchor = readAnchor(db);
         let previous = last?.hash ?? anchor?.lastPrunedHash ?? genesisHash;
         // id − 1 is always the previous link (the view derives prev_hash from it), also after a full prune.
         let id = Math.max(last?.id ?? 0, anchor?.lastPrunedId ?? 0);
@@ -270,6 +275,21 @@ export class SqliteAuditStore implements AuditStore {
             db,
             'INSERT INTO audit_chain_anchor (id, last_pruned_id, last_pruned_hash, pruned_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET last_pruned_id = excluded.last_pruned_id, last_pruned_hash = excluded.last_pruned_hash, pruned_at = excluded.pruned_at',
           ).run(anchor.id, anchor.hash, now);
+          return deleted;
+        })
+        .immediate(),
+    );
+  }
+
+  pruneUnusedStrings(): Promise<number> {
+    const db = this.#c.write;
+    return this.#c.gate.write(() =>
+      db
+        .transaction(() => {
+          // Only after a pruning (the anchor counts it, so every writer's cache learns of it).
+          if (readAnchor(db) === null) return 0;
+          const deleted = statement(db, `DELETE FROM audit_strings WHERE id NOT IN (${USED_CODES})`).run().changes;
+          if (deleted > 0) statement(db, 'UPDATE audit_chain_anchor SET strings_pruned = strings_pruned + 1 WHERE id = 1').run();
           return deleted;
         })
         .immediate(),
