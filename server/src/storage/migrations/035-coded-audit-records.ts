@@ -12,7 +12,8 @@
  *   derived when read. The hashed canonical form is unchanged: every record written before verifies.
  * - `audit_log`: a view with the columns and types of the table it replaces (digests as 32-byte
  *   BLOB/bytea, text decoded), for reading: verification, export, `svc-migrate-storage`, ad-hoc SQL.
- * - Indexes on codes: `(timestamp, username)` and `(status, timestamp, username)`, as before.
+ * - Indexes on codes: `(timestamp, username)` and `(status, timestamp, username)` as before on SQLite;
+ *   `(timestamp, username, status)` and `(status, timestamp)` on PostgreSQL (see there why).
  * - `audit_chain_anchor.strings_pruned`: how many times retention deleted strings no record uses any
  *   more; a writer that sees it move forgets the ids it cached (they may be gone or reused).
  *
@@ -131,8 +132,12 @@ INSERT INTO audit_entries (id, timestamp, latency_ms, ${coded.join(', ')}, http_
          CASE WHEN o.request_id ~ '${uuidPattern}' THEN NULL ELSE o.request_id END, o.details
   FROM audit_log o ORDER BY o.id;
 DROP TABLE audit_log;
-CREATE INDEX audit_by_time ON audit_entries (timestamp, username);
-CREATE INDEX audit_by_status_time ON audit_entries (status, timestamp, username);
+-- PostgreSQL's B-tree packs (status, timestamp) 90% full under appends (a new entry lands just after
+-- the last one of its status) but (status, timestamp, username) only half full (71 bytes a record
+-- instead of 32, measured); the time index carries status at no cost (alignment padding), so a user
+-- and status filter is still checked inside an index.
+CREATE INDEX audit_by_time ON audit_entries (timestamp, username, status);
+CREATE INDEX audit_by_status_time ON audit_entries (status, timestamp);
 CREATE VIEW audit_log AS SELECT
   ${viewColumns('coalesce(e.request_uuid::text, e.request_text)', postgresPreviousHash, '::text')}
 FROM audit_entries e;
