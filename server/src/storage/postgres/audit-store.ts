@@ -151,8 +151,12 @@ export async function importAuditRows(sql: Executor, rows: readonly Record<strin
   return insertEntries(sql, IMPORT, entries);
 }
 
-/** The WHERE clause of a filter, or null when it cannot match anything (text holding NUL is never stored). */
-function whereClause(filter: AuditFilter): { sql: string; values: unknown[] } | null {
+/**
+ * The WHERE clause of a filter on `audit_entries e`, or null when it cannot match anything (text
+ * holding NUL is never stored). Exact lists become arrays of codes, looked up first, so the planner
+ * sees them as it saw the text lists; substring filters match in the dictionary.
+ */
+async function whereClause(sql: Executor, filter: AuditFilter): Promise<{ sql: string; values: unknown[] } | null> {
   const values: unknown[] = [filter.timeFrom, filter.timeTo];
   const conditions = ['e.timestamp >= $1', 'e.timestamp <= $2'];
   for (const [name, column] of Object.entries(substringColumns)) {
@@ -166,16 +170,26 @@ function whereClause(filter: AuditFilter): { sql: string; values: unknown[] } | 
   for (const [name, column] of Object.entries(exactColumns)) {
     const listed = filter[name as keyof typeof exactColumns];
     if (listed === undefined || listed.length === 0) continue;
-    const storable = listed.filter((value) => !value.includes('\u0000'));
-    if (storable.length === 0) return null;
-    values.push(storable);
-    conditions.push(`e.${column} IN (SELECT id FROM audit_strings WHERE value = ANY ($${values.length}::text[]))`);
+    const codes = await codesOf(sql, listed);
+    if (codes.length === 0) return null;
+    values.push(codes);
+    conditions.push(`e.${column} = ANY ($${values.length}::integer[])`);
   }
   if (filter.excludeAction !== undefined && filter.excludeAction.length > 0) {
-    values.push(filter.excludeAction.filter((value) => !value.includes('\u0000')));
-    conditions.push(`e.action NOT IN (SELECT id FROM audit_strings WHERE value = ANY ($${values.length}::text[]))`);
+    const codes = await codesOf(sql, filter.excludeAction);
+    if (codes.length > 0) {
+      values.push(codes);
+      conditions.push(`e.action <> ALL ($${values.length}::integer[])`);
+    }
   }
   return { sql: conditions.join(' AND '), values };
+}
+
+/** The codes of the stored strings among `values` (those never stored, or holding NUL, have none). */
+async function codesOf(sql: Executor, values: readonly string[]): Promise<number[]> {
+  const storable = values.filter((value) => !value.includes('\u0000'));
+  if (storable.length === 0) return [];
+  return (await sql.rows<{ id: number }>('SELECT id FROM audit_strings WHERE value = ANY ($1::text[])', [storable])).map((row) => row.id);
 }
 
 /** {@link AuditStore} on PostgreSQL. */
@@ -216,7 +230,7 @@ export class PostgresAuditStore implements AuditStore {
   }
 
   async search(filter: AuditFilter, offset: number, limit: number): Promise<{ hits: StoredAuditRecord[]; total: number }> {
-    const where = whereClause(filter);
+    const where = await whereClause(this.#sql, filter);
     if (where === null) return { hits: [], total: 0 };
     const count = await this.#sql.first<{ count: number }>(`SELECT count(*) AS count FROM audit_entries e WHERE ${where.sql}`, where.values);
     const hits = await this.#sql.rows<StoredAuditRecord>(
@@ -228,7 +242,7 @@ export class PostgresAuditStore implements AuditStore {
   }
 
   async exportPage(filter: AuditFilter, before: { timestamp: number; id: number } | null, limit: number): Promise<StoredAuditRecord[]> {
-    const where = whereClause(filter);
+    const where = await whereClause(this.#sql, filter);
     if (where === null) return [];
     const values = [...where.values];
     let cursor = '';

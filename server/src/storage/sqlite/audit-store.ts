@@ -17,7 +17,6 @@ import type {
   ChainReader,
   StoredAuditRecord,
 } from '../port/audit.js';
-import type { Database } from './database.js';
 import {
   codedAuditFields,
   codedValue,
@@ -30,6 +29,7 @@ import {
   type Codes,
   USED_CODES,
 } from '../audit-codes.js';
+import type { Database } from './database.js';
 import { attempt, toStorageError } from './errors.js';
 import { statement, type Connections } from './statements.js';
 
@@ -57,10 +57,13 @@ const filterableColumns = new Set<AuditColumn>([
 /** The dotted quad of `client_ipv4` (a signed 32-bit integer): client IPs are stored there, not coded, when they are IPv4. */
 const IPV4_TEXT = [24, 16, 8, 0].map((shift) => `((e.client_ipv4 >> ${shift}) & 255)`).join(" || '.' || ");
 const escapeLike = (value: string): string => `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-const codesOf = (values: readonly string[]): string => `(SELECT id FROM audit_strings WHERE value IN (${values.map(() => '?').join(', ')}))`;
 
-/** The conditions of a filter on `audit_entries e`: every text filter matched in the dictionary, then on codes. */
-function whereClause(filter: AuditFilter): { sql: string; parameters: unknown[] } {
+/**
+ * The conditions of a filter on `audit_entries e`. Exact lists become lists of codes, looked up first,
+ * so the planner sees `status IN (?, ?)` as before and seeks the status index; substring filters
+ * match in the dictionary and check the record's code (`+`: not an index constraint).
+ */
+function whereClause(db: Database, filter: AuditFilter): { sql: string; parameters: unknown[] } {
   const conditions = ['e.timestamp >= ?', 'e.timestamp <= ?'];
   const parameters: unknown[] = [filter.timeFrom, filter.timeTo];
   for (const [name, column] of Object.entries(substringColumns)) {
@@ -73,24 +76,33 @@ function whereClause(filter: AuditFilter): { sql: string; parameters: unknown[] 
     }
     const pattern = escapeLike(value);
     if (column === 'client_ip') {
-      conditions.push(`(e.client_ip IN (SELECT id FROM audit_strings WHERE value LIKE ? ESCAPE '\\') OR ${IPV4_TEXT} LIKE ? ESCAPE '\\')`);
+      conditions.push(`(+e.client_ip IN (SELECT id FROM audit_strings WHERE value LIKE ? ESCAPE '\\') OR ${IPV4_TEXT} LIKE ? ESCAPE '\\')`);
       parameters.push(pattern, pattern);
       continue;
     }
-    conditions.push(`e.${column} IN (SELECT id FROM audit_strings WHERE value LIKE ? ESCAPE '\\')`);
+    conditions.push(`+e.${column} IN (SELECT id FROM audit_strings WHERE value LIKE ? ESCAPE '\\')`);
     parameters.push(pattern);
   }
   for (const [name, column] of Object.entries(exactColumns)) {
     const values = filter[name as keyof typeof exactColumns];
     if (values === undefined || values.length === 0) continue;
-    conditions.push(`e.${column} IN ${codesOf(values)}`);
-    parameters.push(...values);
+    const codes = codesOf(db, values);
+    conditions.push(codes.length === 0 ? '0' : `e.${column} IN (${codes.map(() => '?').join(', ')})`);
+    parameters.push(...codes);
   }
   if (filter.excludeAction !== undefined && filter.excludeAction.length > 0) {
-    conditions.push(`e.action NOT IN ${codesOf(filter.excludeAction)}`);
-    parameters.push(...filter.excludeAction);
+    const codes = codesOf(db, filter.excludeAction);
+    if (codes.length > 0) {
+      conditions.push(`e.action NOT IN (${codes.map(() => '?').join(', ')})`);
+      parameters.push(...codes);
+    }
   }
   return { sql: conditions.join(' AND '), parameters };
+}
+
+/** The codes of the stored strings among `values` (those never stored have none). */
+function codesOf(db: Database, values: readonly string[]): number[] {
+  return db.prepare(`SELECT id FROM audit_strings WHERE value IN (${values.map(() => '?').join(', ')})`).pluck().all(...values) as number[];
 }
 
 /**
@@ -196,7 +208,7 @@ export class SqliteAuditStore implements AuditStore {
 
   search(filter: AuditFilter, offset: number, limit: number): Promise<{ hits: StoredAuditRecord[]; total: number }> {
     return attempt(() => {
-      const where = whereClause(filter);
+      const where = whereClause(this.#c.read, filter);
       const total = this.#c.read.prepare(`SELECT count(*) FROM audit_entries e WHERE ${where.sql}`).pluck().get(...where.parameters) as number;
       const hits = this.#c.read
         .prepare(`${SELECT_RECORD} WHERE id IN (SELECT e.id FROM audit_entries e WHERE ${where.sql} ORDER BY e.timestamp DESC, e.id DESC LIMIT ? OFFSET ?) ORDER BY timestamp DESC, id DESC`)
@@ -207,7 +219,7 @@ export class SqliteAuditStore implements AuditStore {
 
   exportPage(filter: AuditFilter, before: { timestamp: number; id: number } | null, limit: number): Promise<StoredAuditRecord[]> {
     return attempt(() => {
-      const where = whereClause(filter);
+      const where = whereClause(this.#c.read, filter);
       const cursor = before === null ? '' : ' AND (e.timestamp < ? OR (e.timestamp = ? AND e.id < ?))';
       const cursorParameters = before === null ? [] : [before.timestamp, before.timestamp, before.id];
       return this.#c.read
