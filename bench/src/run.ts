@@ -10,6 +10,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { benchmarkAuditOverhead } from './audit-overhead.js';
 import { benchmarkAuditSearch } from './audit-search.js';
+import { benchmarkAuditStorage, formatAuditStorage } from './audit-storage.js';
 import { benchmarkAuthOverhead } from './auth-overhead.js';
 import { measureBundleSize } from './bundle-size.js';
 import { benchmarkKeyLookup } from './key-lookup-scaling.js';
@@ -65,6 +66,16 @@ async function auditSearch(): Promise<void> {
   const p50 = search.queries[0]?.p50Ms ?? Number.NaN;
   console.log(`p50 of "user + status + time range" = ${format(p50, 1)} ms   (goal < 100 ms)`);
   recordResult(`Audit search p50, user + status + 24 h over ${format(auditRecords)} records (ms)`, p50, ['<', 100]);
+}
+
+async function auditStorage(): Promise<void> {
+  const records = Number(process.env['SVC_BENCH_AUDIT_STORAGE_RECORDS'] ?? 200_000);
+  console.log(`\nAudit storage: ${format(records)} realistic records appended through each adapter, bytes per record with indexes`);
+  const report = await benchmarkAuditStorage(records);
+  for (const line of formatAuditStorage(report)) console.log(line);
+  for (const size of report.sizes) {
+    recordResult(`Audit storage, ${size.backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, ${format(size.records)} records (bytes per record)`, size.bytesPerRecord, ['<', 200]);
+  }
 }
 
 async function keyLookup(): Promise<void> {
@@ -155,6 +166,7 @@ const benchmarks = {
   auth: authOverhead,
   audit: auditOverhead,
   'audit-search': auditSearch,
+  'audit-storage': auditStorage,
   'key-lookup': keyLookup,
   sdk: sdkOverhead,
   bundle: bundleSize,

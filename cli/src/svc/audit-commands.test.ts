@@ -78,7 +78,7 @@ describe('svc audit', () => {
       let second: number;
       try {
         second = storage.database.prepare('SELECT id FROM audit_log ORDER BY id LIMIT 1 OFFSET 1').pluck().get() as number;
-        storage.database.prepare("UPDATE audit_log SET client_ip = '10.6.6.6' WHERE id = ?").run(second);
+        storage.database.prepare('UPDATE audit_entries SET client_ip = action WHERE id = ?').run(second);
       } finally {
         await storage.close();
       }

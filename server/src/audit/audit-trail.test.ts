@@ -54,12 +54,14 @@ describe('AuditTrail', () => {
       assert.equal(await trail.prune(), 30);
       await trail.close();
       assert.equal((await storage.audit.count()), 6, 'five young records and the pruning event');
+      const strings = storage.database.prepare("SELECT value FROM audit_strings WHERE value IN ('old', 'young')").pluck().all();
+      assert.deepEqual(strings, ['young'], 'the strings only pruned records used are pruned too');
       const report = (await verifyAuditChain(storage.audit));
       assert.equal(report.ok, true, JSON.stringify(report));
       assert.equal(report.checked, 6);
       // Deleting the oldest remaining record without moving the anchor is detected.
-      const first = storage.database.prepare('SELECT min(id) FROM audit_log').pluck().get() as number;
-      storage.database.prepare('DELETE FROM audit_log WHERE id = ?').run(first);
+      const first = storage.database.prepare('SELECT min(id) FROM audit_entries').pluck().get() as number;
+      storage.database.prepare('DELETE FROM audit_entries WHERE id = ?').run(first);
       assert.equal((await verifyAuditChain(storage.audit)).reason, 'previous_hash_mismatch');
     });
   });
@@ -145,6 +147,7 @@ function heldStore(inner: AuditStore): { store: AuditStore; release: () => void;
     distinctValues: (column, from, to, limit) => inner.distinctValues(column, from, to, limit),
     openChainReader: () => inner.openChainReader(),
     pruneOlderThan: (before, batch, now) => inner.pruneOlderThan(before, batch, now),
+    pruneUnusedStrings: () => inner.pruneUnusedStrings(),
     count: () => inner.count(),
   };
   return { store, release, appendsStarted: () => started };

@@ -362,6 +362,8 @@ export class AuditTrail implements BruteForceListener {
         total += deleted;
         if (deleted < PRUNE_BATCH) break;
       }
+      // The stored strings only the pruned records used (paths, usernames, …) go too.
+      if (total > 0) await this.#store.pruneUnusedStrings();
     } catch (error) {
       this.#log?.error({ err: error }, 'audit pruning failed');
     }

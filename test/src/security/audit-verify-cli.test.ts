@@ -29,7 +29,7 @@ describe('svc-audit-verify', () => {
       assert.equal(report.ok, true);
       assert.ok(report.checked >= 3);
       const second = withSqliteFile(server.home, (db) => db.prepare('SELECT id FROM audit_log ORDER BY id LIMIT 1 OFFSET 1').pluck().get()) as number;
-      withSqliteFile(server.home, (db) => db.prepare("UPDATE audit_log SET client_ip = '10.6.6.6' WHERE id = ?").run(second));
+      withSqliteFile(server.home, (db) => db.prepare('UPDATE audit_entries SET client_ip = action WHERE id = ?').run(second));
       const broken = await run(['--db-path', databasePath(server.home)]);
       assert.equal(broken.code, 1);
       assert.equal(broken.stdout.trim(), `audit chain broken at record ${second} (record_altered) after 1 intact records`);

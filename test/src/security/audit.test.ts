@@ -258,24 +258,26 @@ describe('security: audit access and integrity (R39)', () => {
       assert.match(intact.body.head_hash, /^[0-9a-f]{64}$/);
       const ids = await withDatabase(server.home, (db) => db.column<number>('SELECT id FROM audit_log ORDER BY id'));
       const edited = ids[3] as number;
-      assert.equal(await withDatabase(server.home, (db) => db.run("UPDATE audit_log SET username = 'mallory' WHERE id = ?", [edited])), 1);
+      // Records are stored coded (migration 035): the edit points the record's user at another stored string.
+      assert.equal(await withDatabase(server.home, (db) => db.run('UPDATE audit_entries SET username = action WHERE id = ?', [edited])), 1);
       const afterEdit = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
       assert.deepEqual([afterEdit.body.ok, afterEdit.body.first_broken_id, afterEdit.body.reason], [false, edited, 'record_altered']);
       // Overwriting the edited record's stored hash with garbage does not hide the edit.
-      assert.equal(await withDatabase(server.home, (db) => db.run('UPDATE audit_log SET hash = ? WHERE id = ?', [Buffer.alloc(32, 0xff), edited])), 1);
+      assert.equal(await withDatabase(server.home, (db) => db.run('UPDATE audit_entries SET hash = ? WHERE id = ?', [Buffer.alloc(32, 0xff), edited])), 1);
       const overwritten = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
       assert.equal(overwritten.body.first_broken_id, edited, 'its stored hash no longer matches its content');
-      // Re-chaining the edited record correctly only moves the break to the next record.
+      // Re-chaining the edited record correctly only moves the break to the next record: its hash
+      // covers the edited record's old hash (prev_hash is derived from the record before, migration 035).
       await withDatabase(server.home, async (db) => {
-        // The digests are stored as 32 raw bytes (migration 022).
+        // The digests are stored as 32 raw bytes (migration 022); the view audit_log reads the record decoded.
         const [row] = await db.all<Omit<StoredAuditEntry, 'prev_hash'> & { prev_hash: Buffer }>('SELECT * FROM audit_log WHERE id = ?', [edited]);
         assert.ok(row !== undefined);
         const rechained = Buffer.from(chainHash(row.prev_hash.toString('hex'), row), 'hex');
-        assert.equal(await db.run('UPDATE audit_log SET hash = ? WHERE id = ?', [rechained, edited]), 1);
+        assert.equal(await db.run('UPDATE audit_entries SET hash = ? WHERE id = ?', [rechained, edited]), 1);
       });
       const rechained = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
-      assert.deepEqual([rechained.body.ok, rechained.body.first_broken_id, rechained.body.reason], [false, ids[4], 'previous_hash_mismatch']);
-      assert.equal(await withDatabase(server.home, (db) => db.run('DELETE FROM audit_log WHERE id = ?', [edited])), 1);
+      assert.deepEqual([rechained.body.ok, rechained.body.first_broken_id, rechained.body.reason], [false, ids[4], 'record_altered']);
+      assert.equal(await withDatabase(server.home, (db) => db.run('DELETE FROM audit_entries WHERE id = ?', [edited])), 1);
       const afterDelete = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
       assert.deepEqual([afterDelete.body.ok, afterDelete.body.first_broken_id, afterDelete.body.reason], [false, ids[4], 'previous_hash_mismatch']);
     });

@@ -57,6 +57,20 @@ describe.each(storageBackends)('storage contract ($name): audit', (backend) => {
     assert.equal(await under.storage.audit.count(), 2);
   });
 
+  it('stores every spelling of a client IP and request id as given (compact forms only where they read back identical)', async () => {
+    const clientIps = ['10.0.0.1', '255.255.255.255', '192.168.1.20', '0.0.0.0', '010.0.0.1', '::ffff:10.0.0.1', '2001:db8::1', '10.0.0', 'unknown', ''];
+    const requestIds = ['0b7c4f2e-5e1d-4f6a-9c3b-2d8e7f1a6b4c', '0B7C4F2E-5E1D-4F6A-9C3B-2D8E7F1A6B4C', '{0b7c4f2e-5e1d-4f6a-9c3b-2d8e7f1a6b4c}', 'req-1', ''];
+    const records = clientIps.map((client_ip, index) => newAuditRecord({ timestamp: NOW + index, client_ip, request_id: requestIds[index % requestIds.length] ?? null }));
+    await append(under.storage, records);
+    const chain = await verifiedChain(under.storage);
+    assert.deepEqual(chain.map(({ id: _id, prev_hash: _previous, hash: _hash, ...fields }) => fields), records);
+    const { audit } = under.storage;
+    const byIp = await audit.search({ ...everything, clientIp: '10.0.0' }, 0, 20);
+    assert.deepEqual(byIp.hits.map((hit) => hit.client_ip), ['10.0.0', '::ffff:10.0.0.1', '010.0.0.1', '10.0.0.1']);
+    assert.equal((await audit.search({ ...everything, clientIp: '255.255' }, 0, 20)).total, 1);
+    assert.deepEqual(await audit.distinctValues('client_ip', 0, Number.MAX_SAFE_INTEGER, 20), [...clientIps].sort());
+  });
+
   it('searches newest first with substring and exact filters, counts all matches, and pages', async () => {
     await append(under.storage, [
       newAuditRecord({ timestamp: NOW, username: 'Alice', status: 'success', category: 'auth' }),
@@ -136,6 +150,26 @@ describe.each(storageBackends)('storage contract ($name): audit', (backend) => {
       Array.from({ length: chain.length }, (_, index) => index + 1),
     );
     for (let writer = 0; writer < 3; writer += 1) assert.equal(chain.filter((record) => record.username === `writer-${writer}`).length, 200);
+  });
+
+  it('prunes the strings only pruned records used, and every writer forgets the ids it cached', async () => {
+    const other = await under.another();
+    // 'gone-reason' is the last string the first append adds: the id a new string may be given once it is pruned.
+    await append(under.storage, [newAuditRecord({ timestamp: NOW, username: 'gone-user', endpoint: '/v1/gone', reason: 'gone-reason' })]);
+    await append(under.storage, [newAuditRecord({ timestamp: NOW + 10, username: 'kept-user' })]);
+    assert.equal(await under.storage.audit.pruneUnusedStrings(), 0, 'nothing before a pruning');
+    assert.equal(await other.audit.pruneOlderThan(NOW + 5, 100, NOW + 20), 1);
+    assert.equal(await other.audit.pruneUnusedStrings(), 3, 'gone-user, /v1/gone and gone-reason');
+    assert.equal(await other.audit.pruneUnusedStrings(), 0);
+    await append(other, [newAuditRecord({ timestamp: NOW + 11, username: 'newcomer', endpoint: '/v1/new', reason: 'new-reason' })]);
+    // The first host cached the pruned strings' ids: it must intern them again.
+    await append(under.storage, [newAuditRecord({ timestamp: NOW + 12, username: 'gone-user', endpoint: '/v1/gone', reason: 'gone-reason' })]);
+    const chain = await verifiedChain(under.storage);
+    assert.deepEqual(
+      chain.map((record) => [record.username, record.endpoint, record.reason]),
+      [['kept-user', '/v1/models', null], ['newcomer', '/v1/new', 'new-reason'], ['gone-user', '/v1/gone', 'gone-reason']],
+    );
+    assert.deepEqual(await under.storage.audit.distinctValues('username', 0, Number.MAX_SAFE_INTEGER, 10), ['gone-user', 'kept-user', 'newcomer']);
   });
 
   it('a chain reader keeps its snapshot while another host prunes and appends', async () => {

@@ -65,7 +65,8 @@ describe('migration 022 (binary audit digests)', () => {
       try {
         const stored = storage.database.prepare('SELECT typeof(prev_hash) AS prevType, length(hash) AS length FROM audit_log').all();
         assert.deepEqual(stored, older.map(() => ({ prevType: 'blob', length: 32 })));
-        const indexes = storage.database.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'audit_log' ORDER BY name").pluck().all();
+        // Since migration 035 the records (and their indexes) live in audit_entries, read through the view audit_log.
+        const indexes = storage.database.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'audit_entries' ORDER BY name").pluck().all();
         assert.deepEqual(indexes, ['audit_by_status_time', 'audit_by_time']);
         await assertMigrated(storage, older);
       } finally {

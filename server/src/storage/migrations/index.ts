@@ -18,6 +18,7 @@ import { oidcSchema } from './020-oidc.js';
 import { sqliteCacheEpochs } from './021-sqlite-cache-epochs.js';
 import { binaryAuditDigests } from './022-binary-audit-digests.js';
 import { usageAndLimits } from './030-usage-and-limits.js';
+import { codedAuditRecords } from './035-coded-audit-records.js';
 import { secretFingerprints } from './040-secret-fingerprints.js';
 
 /** One schema step. */
@@ -48,6 +49,7 @@ export const migrations: readonly Migration[] = [
   sqliteCacheEpochs,
   binaryAuditDigests,
   usageAndLimits,
+  codedAuditRecords,
   secretFingerprints,
 ];
 

@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import type { TableImporter, TableTransfer, TransferRow, TransferTable } from '../port/index.js';
+import { importAuditRows } from './audit-store.js';
 import { Executor } from './executor.js';
 import { inTransaction } from './transaction.js';
 
@@ -65,6 +66,14 @@ async function insertMissing(sql: Executor, table: TransferTable, rows: readonly
   const auditTable = table.name === 'audit_log' || table.name === 'audit_chain_anchor';
   // Appends lock the head first: an import into a live database waits for them, and they for it.
   if (auditTable) await sql.run('SELECT 1 FROM audit_chain_head WHERE id = 1 FOR UPDATE');
+  // The audit log is read through its view (text decoded); its records are coded for this database.
+  const inserted = table.name === 'audit_log' ? await importAuditRows(sql, rows) : await insertRows(sql, table, rows);
+  if (auditTable) await moveChainHead(sql);
+  return inserted;
+}
+
+/** Inserts the rows whose primary key is not there yet, as they are. */
+async function insertRows(sql: Executor, table: TransferTable, rows: readonly TransferRow[]): Promise<number> {
   let inserted = 0;
   for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
     const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
@@ -78,7 +87,6 @@ async function insertMissing(sql: Executor, table: TransferTable, rows: readonly
       values,
     );
   }
-  if (auditTable) await moveChainHead(sql);
   return inserted;
 }
 
@@ -87,7 +95,7 @@ async function moveChainHead(sql: Executor): Promise<void> {
   await sql.run(
     `UPDATE audit_chain_head AS head SET last_id = newest.id, last_hash = newest.hash
        FROM (SELECT id, hash FROM (
-               SELECT id, encode(hash, 'hex') AS hash FROM audit_log
+               SELECT id, encode(hash, 'hex') AS hash FROM audit_entries
                UNION ALL SELECT last_pruned_id, last_pruned_hash FROM audit_chain_anchor
              ) AS links ORDER BY id DESC LIMIT 1) AS newest
       WHERE head.id = 1 AND newest.id > head.last_id`,

@@ -1,9 +1,11 @@
 /**
  * {@link TableTransfer} on SQLite: whole tables read page by page (keyset paging on one-column keys)
  * and rows inserted as stored, `ON CONFLICT (<primary key>) DO NOTHING`, in one `BEGIN IMMEDIATE`
- * transaction on the writer connection.
+ * transaction on the writer connection. `audit_log` is a view (migration 035): its rows are read
+ * decoded and imported through the audit store's coding.
  */
 import type { TableImporter, TableTransfer, TransferRow, TransferTable } from '../port/index.js';
+import { importAuditRows } from './audit-store.js';
 import type { Database } from './database.js';
 import { toStorageError } from './errors.js';
 
@@ -69,6 +71,14 @@ export class SqliteTableTransfer implements TableTransfer {
 }
 
 function insertMissing(writer: Database, table: TransferTable, rows: readonly TransferRow[]): number {
+  // The audit log is read through its view (text decoded); its records are coded for this database.
+  if (table.name === 'audit_log') {
+    try {
+      return importAuditRows(writer, rows);
+    } catch (error) {
+      throw toStorageError(error);
+    }
+  }
   let inserted = 0;
   for (const row of rows) {
     const columns = Object.keys(row);
