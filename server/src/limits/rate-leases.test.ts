@@ -54,6 +54,17 @@ describe('rate leases', () => {
     assert.equal(store.updates, 2, 'the lapsed block was not used');
   });
 
+  it('names a wait that holds when the block lapses first: the retry then takes the whole cost from the counter', async () => {
+    const leases = new RateLeases(new MemoryLimitCounterStore(), { rateLeaseFraction: 0, rateLeaseTtlMs: 1000 });
+    const rate = perMinute(100);
+    await leases.take('tpm', rate, 50, NOW);
+    await leases.giveBack('tpm', rate, 40, NOW); // 40 back in this process's block, which lapses at NOW + 1 s
+    const refused = await leases.take('tpm', rate, 100, NOW);
+    assert.equal(refused.allowed, false);
+    assert.equal(refused.retryAfterMs, 30_000, 'the 50 units leased, not the 10 the block lacks');
+    assert.equal((await leases.take('tpm', rate, 100, NOW + refused.retryAfterMs)).allowed, true);
+  });
+
   it('settles: a charge beyond the block overdraws the counter, a refund returns to the block or the counter', async () => {
     const leases = new RateLeases(new MemoryLimitCounterStore(), { rateLeaseFraction: 0, rateLeaseTtlMs: 0 });
     const rate = perMinute(100);

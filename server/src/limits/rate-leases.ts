@@ -5,7 +5,7 @@
  * `rateLeaseTtlMs`, which bounds how much the processes together can exceed the limit (docs/limits.md).
  */
 import type { LimitCounterStore } from '../storage/port/usage.js';
-import { advance, availableUnits, giveBack, lease, resetMs, type LeaseGrant, type Rate } from './gcra.js';
+import { advance, availableUnits, giveBack, lease, resetMs, waitFor, type LeaseGrant, type Rate } from './gcra.js';
 import { resolveLeaseOptions, type LeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
 
 /** The state of one limit as this process sees it. */
@@ -60,7 +60,12 @@ export class RateLeases {
       });
       const after = this.#fresh(subject, now);
       after.tat = grant.tat;
-      if (grant.granted === 0) return { allowed: false, retryAfterMs: grant.retryAfterMs, ...this.status(subject, rate, now) };
+      if (grant.granted === 0) {
+        // This process's units lapse before the wait ends: the caller then needs the whole cost from the counter.
+        const lapses = after.units > 0 && after.expiresAt < now + grant.retryAfterMs;
+        const retryAfterMs = lapses ? Math.max(grant.retryAfterMs, waitFor(grant.tat, now, cost, rate)) : grant.retryAfterMs;
+        return { allowed: false, retryAfterMs, ...this.status(subject, rate, now) };
+      }
       after.units += grant.granted;
       after.expiresAt = now + this.#options.rateLeaseTtlMs;
       if (after.units >= cost) {
