@@ -44,6 +44,16 @@ describe('rate leases', () => {
     assert.equal(store.updates, 2, '100 requests from blocks of 50');
   });
 
+  it('shares one lease among concurrent calls of a process instead of each leasing a block', async () => {
+    const store = new CountingStore();
+    const leases = new RateLeases(store, { rateLeaseFraction: 0.05, rateLeaseTtlMs: 1000 });
+    const rate = perMinute(1000);
+    const answers = await Promise.all(Array.from({ length: 100 }, () => leases.take('key:a:rpm', rate, 1, NOW)));
+    assert.ok(answers.every((answer) => answer.allowed));
+    assert.equal(store.updates, 2, '100 concurrent requests from blocks of 50');
+    assert.equal(leases.status('key:a:rpm', rate, NOW).remaining, 900);
+  });
+
   it('lets a block lapse after its lifetime: its units are not used later', async () => {
     const store = new CountingStore();
     const leases = new RateLeases(store, { rateLeaseFraction: 0.5, rateLeaseTtlMs: 1000 });
