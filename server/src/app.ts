@@ -95,16 +95,24 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
 
 /** How often this process writes its metered calls when they trickle in (ms). */
 const USAGE_FLUSH_INTERVAL_MS = 10_000;
+/** How often the usage totals past their retention and the expired limit counters are deleted (ms). */
+const USAGE_HOUSEKEEPING_INTERVAL_MS = 3_600_000;
 
 /**
  * On close: the audit trail and the usage meter write what they hold, upstream connections end, then
- * the storage closes. Until then the usage meter writes its pending calls every 10 s.
+ * the storage closes. Until then the usage meter writes its pending calls every 10 s, and the usage
+ * tables are kept bounded at start-up and every hour.
  */
 function registerShutdown(app: FastifyInstance, services: ComposedServices, storage: Storage): void {
   const usageFlush = setInterval(() => void services.usageRecorder.flush().catch(() => {}), USAGE_FLUSH_INTERVAL_MS);
   usageFlush.unref();
+  const housekeeping = () => void services.usageHousekeeping.run().catch(() => {});
+  housekeeping();
+  const usageHousekeeping = setInterval(housekeeping, USAGE_HOUSEKEEPING_INTERVAL_MS);
+  usageHousekeeping.unref();
   app.addHook('onClose', async () => {
     clearInterval(usageFlush);
+    clearInterval(usageHousekeeping);
     await services.audit.trail?.close();
     await services.usageRecorder.flush().catch(() => {});
     services.upstream.close();

@@ -15,6 +15,7 @@ import { FamilyDefinitionParser } from '../models/family-definition.js';
 import { InferenceService } from '../models/inference-service.js';
 import { MeteredInference } from '../models/metered-inference.js';
 import { ModelCallLimits, UsageLimiter, UsageMetrics, UsageRecorder } from '../limits/index.js';
+import { UsageHousekeeping } from '../limits/usage-housekeeping.js';
 import { ModelService } from '../models/model-service.js';
 import { UpstreamEngine } from '../models/upstream-engine.js';
 import { parseUpstreamAllowList, UpstreamPolicy } from '../models/upstream-policy.js';
@@ -46,6 +47,8 @@ export interface ComposedServices extends Services {
   upstream: UpstreamEngine;
   /** This process's metered model calls on their way to the usage totals (flushed on a timer and at shutdown). */
   usageRecorder: UsageRecorder;
+  /** Deletes usage totals past their retention and expired limit counters (at start-up and hourly). */
+  usageHousekeeping: UsageHousekeeping;
 }
 
 /**
@@ -94,7 +97,8 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
     onError: (error) =>
       logSink.write(JSON.stringify({ level: 40, time: clock.now(), msg: 'usage totals could not be written; they are kept and written later', err: { message: (error as Error).message } })),
   });
-  const modelCallLimits = new ModelCallLimits(new UsageLimiter(storage.usage.counters, clock), usageRecorder, clock, { metrics: new UsageMetrics(metrics.registry) });
+  const usageLimiter = new UsageLimiter(storage.usage.counters, clock);
+  const modelCallLimits = new ModelCallLimits(usageLimiter, usageRecorder, clock, { metrics: new UsageMetrics(metrics.registry) });
   const inference = new InferenceService(models, upstream, clock);
   const sessions = new SessionService(storage, accessTokens, config, bruteForce, new UsernameMarker(jwtSecret), clock);
   if (config.oidc?.clientSecret != null) logSink.redactor.addSecret(config.oidc.clientSecret);
@@ -113,6 +117,7 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
     inference,
     modelCalls: new MeteredInference(inference, modelCallLimits),
     usageRecorder,
+    usageHousekeeping: new UsageHousekeeping(storage.usage, usageLimiter, clock, config.usageRetentionDays),
     familyDefinitions: new FamilyDefinitionParser(options.bodyCompiler),
     cache: new ManagedDirectory(config.cacheDirectory, 'cache entry'),
     virtualenvs: new ManagedDirectory(config.virtualenvDirectory, 'virtual environment'),
