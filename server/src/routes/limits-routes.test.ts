@@ -49,10 +49,36 @@ describe('usage limits on keys, users and the default for new keys', () => {
     assert.deepEqual(set.body.limits, full({ requests_per_minute: 10 }));
     const renamed = await ctx.server.request('PUT', `/v1/admin/keys/${created.id}`, { token: creator.accessToken, body: { name: 'renamed' } });
     assert.deepEqual(renamed.body.limits, full({ requests_per_minute: 10 }), 'an update without limits keeps them');
-    const cleared = await ctx.server.request('PUT', `/v1/admin/keys/${created.id}`, { token: creator.accessToken, body: { limits: null } });
+    const lowered = await ctx.server.request('PUT', `/v1/admin/keys/${created.id}`, { token: creator.accessToken, body: { limits: { requests_per_minute: 5, tokens_per_minute: 100 } } });
+    assert.deepEqual(lowered.body.limits, full({ requests_per_minute: 5, tokens_per_minute: 100 }), 'the key\'s owner may tighten them');
+    const cleared = await ctx.server.request('PUT', `/v1/admin/keys/${created.id}`, { token: officer.accessToken, body: { limits: null } });
+    assert.equal(cleared.status, 200, cleared.text);
     assert.equal(cleared.body.limits, null);
     const allNull = await ctx.server.request('PUT', `/v1/admin/keys/${created.id}`, { token: creator.accessToken, body: { limits: { requests_per_minute: null, models: [] } } });
     assert.equal(allNull.body.limits, null, 'limits that limit nothing are none');
+  });
+
+  it('lets only keys:manage raise or remove a key\'s limits, as with its model restrictions', async () => {
+    const limits = { requests_per_minute: 10, token_budget: { tokens: 1000, period: 'day' }, models: [{ model: 'llama-3', tokens_per_minute: 50 }] };
+    const key = await createKey(ctx.server, creator.accessToken, { name: 'held', limits } as never);
+    const cases: Array<[unknown, string]> = [
+      [null, 'requests_per_minute'],
+      [{ ...limits, requests_per_minute: 11 }, 'requests_per_minute'],
+      [{ ...limits, token_budget: { tokens: 1000, period: 'month' } }, 'token_budget'],
+      [{ ...limits, models: [] }, 'models[llama-3].tokens_per_minute'],
+    ];
+    for (const [sent, param] of cases) {
+      for (const token of [creator.accessToken, key.key]) {
+        const refused = await ctx.server.request('PUT', `/v1/admin/keys/${key.id}`, { token, body: { limits: sent } });
+        assertError(refused, 403, 'permission_denied', JSON.stringify(sent));
+        assert.equal(refused.body.error.param, param);
+      }
+    }
+    const unchanged = await ctx.server.request('GET', `/v1/admin/keys/${key.id}`, { token: creator.accessToken });
+    assert.deepEqual(unchanged.body.limits, full({ ...limits, models: [{ model: 'llama-3', requests_per_minute: null, tokens_per_minute: 50 }] }));
+    const raised = await ctx.server.request('PUT', `/v1/admin/keys/${key.id}`, { token: officer.accessToken, body: { limits: { requests_per_minute: 100 } } });
+    assert.equal(raised.status, 200, raised.text);
+    assert.deepEqual(raised.body.limits, full({ requests_per_minute: 100 }));
   });
 
   it('refuses invalid limits with 400 and changes nothing', async () => {

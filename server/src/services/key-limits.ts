@@ -46,6 +46,28 @@ export function keyLimitsWithinOwner(sent: UsageLimitsWire | null, owner: UsageL
   return limits;
 }
 
+/**
+ * The fields (contract names) where `next` limits a key less than `current`: a limit removed or
+ * raised, a daily budget made monthly. Empty when `next` is as tight or tighter everywhere.
+ */
+export function limitsLooserThan(next: UsageLimits, current: UsageLimits): string[] {
+  const looser = (value: number | null, was: number | null): boolean => was !== null && (value === null || value > was);
+  const fields: string[] = [];
+  if (looser(next.requestsPerMinute, current.requestsPerMinute)) fields.push('requests_per_minute');
+  if (looser(next.tokensPerMinute, current.tokensPerMinute)) fields.push('tokens_per_minute');
+  if (looser(next.maxConcurrentRequests, current.maxConcurrentRequests)) fields.push('max_concurrent_requests');
+  const budget = current.tokenBudget;
+  if (budget !== null && (next.tokenBudget === null || next.tokenBudget.tokens > budget.tokens || (next.tokenBudget.period === 'month' && budget.period === 'day'))) {
+    fields.push('token_budget');
+  }
+  for (const entry of current.models) {
+    const nextEntry = next.models.find((candidate) => candidate.model === entry.model);
+    if (looser(nextEntry?.requestsPerMinute ?? null, entry.requestsPerMinute)) fields.push(`models[${entry.model}].requests_per_minute`);
+    if (looser(nextEntry?.tokensPerMinute ?? null, entry.tokensPerMinute)) fields.push(`models[${entry.model}].tokens_per_minute`);
+  }
+  return fields;
+}
+
 /** The limits of a new key: the ones sent (`null` for none), else the default lowered to the owner's. */
 export function newKeyLimits(sent: UsageLimitsWire | null | undefined, serverDefault: UsageLimits, owner: UsageLimits): UsageLimits {
   return sent === undefined ? limitsWithinOwner(serverDefault, owner) : keyLimitsWithinOwner(sent, owner);

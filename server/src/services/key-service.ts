@@ -15,7 +15,7 @@ import type { ApiKeyChanges, KeyRateLimit, RowLock, Storage, StorageTx } from '.
 import { parseKeyExpiry } from './key-expiry.js';
 import { assertMayGrant, assertOutranks } from './access-rules.js';
 import { assertKeyWithinCaller, boundedModelPermissions, defaultKeyPermissions } from './key-bounds.js';
-import { keyLimitsWithinOwner, newKeyLimits } from './key-limits.js';
+import { keyLimitsWithinOwner, limitsLooserThan, newKeyLimits } from './key-limits.js';
 import { defaultKeyLimitsOf, parseStoredSettings } from '../brute-force/security-settings.js';
 import { noLimits, storedLimits, type UsageLimitsWire } from '../limits/usage-limits.js';
 import type { Changed } from './user-service.js';
@@ -174,7 +174,13 @@ export class KeyService {
       const key = await this.#changeable(tx, caller, id);
       if (request.limits !== undefined) {
         const owner = userOrNull(await tx.users.findById(key.userId));
-        changes.limitsJson = storedLimits(keyLimitsWithinOwner(request.limits, owner?.limits ?? noLimits));
+        const limits = keyLimitsWithinOwner(request.limits, owner?.limits ?? noLimits);
+        // Like model restrictions: a limit, once set, is lifted only by whoever manages keys.
+        const lifted = holds(caller.permissions, 'keys:manage') ? [] : limitsLooserThan(limits, key.limits);
+        if (lifted[0] !== undefined) {
+          throw new ApiError('permission_denied', `Raising or removing a key's limits needs keys:manage (${lifted.join(', ')}); lowering them does not`, { param: lifted[0] });
+        }
+        changes.limitsJson = storedLimits(limits);
       }
       await tx.keys.update(key.id, changes, now);
     });
