@@ -60,6 +60,15 @@ export class InferenceService {
     return { kind: 'json', body: builtinEmbeddings(model, request), model };
   }
 
+  /**
+   * The model `uid` when the caller may use it for `ability`.
+   *
+   * @throws {ApiError} 404 `model_not_found`, 403 `model_access_denied` or 400 `model_ability_unsupported`, naming `model`.
+   */
+  usableModel(principal: Principal, uid: string, ability: ModelAbility): Promise<ModelRecord> {
+    return this.#usableModel(principal, uid, ability);
+  }
+
   async #usableModel(principal: Principal, uid: string, ability: ModelAbility): Promise<ModelRecord> {
     let model: ModelRecord;
     try {

@@ -15,6 +15,7 @@ import { answerUsage, StreamUsage, type ModelCall, type ModelCallLimits, type Mo
 import { noLimits } from '../limits/usage-limits.js';
 import { followEventStream } from './event-stream-usage.js';
 import type { InferenceAnswer, InferenceService } from './inference-service.js';
+import type { ModelAbility } from './model-records.js';
 
 type ChatRequest = components['schemas']['ChatCompletionRequest'];
 type CompletionRequest = components['schemas']['CompletionRequest'];
@@ -22,6 +23,9 @@ type EmbeddingRequest = components['schemas']['EmbeddingRequest'];
 
 /** A request body of one of the three operations. */
 type ModelRequest<Op extends ModelOperation> = Op extends 'chat' ? ChatRequest : Op extends 'completion' ? CompletionRequest : EmbeddingRequest;
+
+/** The model ability each operation needs. */
+const abilityOf: Record<ModelOperation, ModelAbility> = { chat: 'chat', completion: 'generate', embedding: 'embed' };
 
 /** An answer with the rate-limit headers it carries. */
 export interface MeteredAnswer {
@@ -74,6 +78,9 @@ export class MeteredInference {
   }
 
   async #run<Op extends ModelOperation>(principal: Principal, operation: Op, request: ModelRequest<Op>, answer: (body: ModelRequest<Op>) => Promise<InferenceAnswer>): Promise<MeteredAnswer> {
+    // A model the caller may not use is no model call: it is refused before the limits and not
+    // metered (so made-up model names never become usage rows or counters).
+    await this.#inference.usableModel(principal, request.model, abilityOf[operation]);
     const start = await this.#limits.begin({
       requestId: randomUUID(),
       operation,

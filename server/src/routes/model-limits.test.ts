@@ -208,14 +208,17 @@ describe('usage limits on the model routes', () => {
     assert.equal(chatRow['completion_tokens'], 3, 'the built-in engine\'s usage');
   });
 
-  it('meters refused calls as errors, and counts tokens by model and key id in /metrics', async () => {
+  it('meters refused calls as errors (calls to models the caller cannot use not at all), and counts tokens by model and key id in /metrics', async () => {
     const key = await createKey(ctx.server, caller.accessToken, { name: 'counted', limits: { requests_per_minute: 1 } } as never);
+    const unknown = await chat(key.key, { model: 'no-such-model' });
+    assertError(unknown, 404, 'model_not_found');
+    assert.equal(unknown.headers.get('x-ratelimit-limit-requests'), null, 'a model the caller cannot use is no model call');
     const answered = await chat(key.key);
     assert.equal(answered.status, 200);
     assertError(await chat(key.key), 429, 'rate_limit_exceeded');
     const report = await ctx.server.request('GET', `/v1/usage?group_by=key&interval=hour&key_id=${key.id}&start=now-1h`, { token: caller.accessToken });
     assert.equal(report.body.data.length, 1);
-    assert.equal(report.body.data[0].calls, 2);
+    assert.equal(report.body.data[0].calls, 2, 'the call to an unknown model is not metered');
     assert.equal(report.body.data[0].errors, 1);
     assert.equal(report.body.data[0].total_tokens, answered.body.usage.total_tokens);
     const metrics = await ctx.server.request('GET', '/metrics', { token: ctx.admin.accessToken });
