@@ -100,13 +100,15 @@ export class MeteredInference {
     try {
       result = await answer(asked.request);
     } catch (error) {
-      await call.end({ usage: { promptTokens: 0, completionTokens: 0, estimated: false }, failed: true });
+      await call.end({ usage: { promptTokens: 0, completionTokens: 0, estimated: false }, failed: true }).catch(() => undefined);
       throw error;
     }
     if (result.kind === 'raw' && !Buffer.isBuffer(result.body)) {
       return { answer: { ...result, body: this.#followed(result.body, call, asked.added) }, headers: start.headers };
     }
-    const headers = await call.end({ usage: answerUsage(jsonOf(result), call.promptEstimate), failed: false });
+    // The answer is the caller's once the engine gave it: a settlement that cannot reach the database
+    // (its slot then expires on its own) does not turn it into an error.
+    const headers = await call.end({ usage: answerUsage(jsonOf(result), call.promptEstimate), failed: false }).catch(() => start.headers);
     return { answer: result, headers };
   }
 
