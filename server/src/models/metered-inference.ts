@@ -7,7 +7,7 @@
  * asks the engine for `stream_options.include_usage` and keeps that chunk from a caller who did not.
  */
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
 import type { components } from '../generated/openapi.js';
@@ -104,12 +104,23 @@ export class MeteredInference {
       throw error;
     }
     if (result.kind === 'raw' && !Buffer.isBuffer(result.body)) {
+      if (!result.contentType.startsWith('text/event-stream')) {
+        this.#settleWhenDone(result.body, call);
+        return { answer: result, headers: start.headers };
+      }
       return { answer: { ...result, body: this.#followed(result.body, call, asked.added) }, headers: start.headers };
     }
     // The answer is the caller's once the engine gave it: a settlement that cannot reach the database
     // (its slot then expires on its own) does not turn it into an error.
     const headers = await call.end({ usage: answerUsage(jsonOf(result), call.promptEstimate), failed: false }).catch(() => start.headers);
     return { answer: result, headers };
+  }
+
+  /** A streamed body that is not server-sent events: settled when it ends, by the prompt's estimate. */
+  #settleWhenDone(stream: Readable, call: ModelCall): void {
+    finished(stream, (error) => {
+      void call.end({ usage: { promptTokens: call.promptEstimate, completionTokens: 0, estimated: true }, failed: error !== undefined && error !== null }).catch(() => {});
+    });
   }
 
   /** The stream, settling and metering the call when it ends or is cut off. */
