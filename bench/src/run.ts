@@ -14,6 +14,7 @@ import { benchmarkAuditStorage, formatAuditStorage } from './audit-storage.js';
 import { benchmarkAuthOverhead } from './auth-overhead.js';
 import { measureBundleSize } from './bundle-size.js';
 import { benchmarkKeyLookup } from './key-lookup-scaling.js';
+import { benchmarkLimits } from './limits.js';
 import { benchmarkPostgres } from './postgres.js';
 import { formatResultsTable, recordedResults, recordResult, writeResults } from './results.js';
 import { benchmarkSdkOverhead } from './sdk-overhead.js';
@@ -161,6 +162,20 @@ async function postgres(): Promise<void> {
   recordResult('PostgreSQL: three processes vs one, throughput (2 cores)', scaleOut.threeProcesses.requestsPerSecond / scaleOut.oneProcess.requestsPerSecond, null);
 }
 
+async function limitsOverhead(): Promise<void> {
+  console.log(`\nUsage limits: chat completions with an API key (built-in echo engine), limits set high enough never to refuse vs none, ${rounds} alternating rounds of ${seconds} s at 32 connections, on SQLite and on PostgreSQL; load average ${load()}`);
+  const report = await benchmarkLimits({ seconds, rounds });
+  for (const [backend, figures] of [['SQLite', report.sqlite], ['PostgreSQL', report.postgres]] as const) {
+    for (const [name, result] of [['(a) no limits', figures.unlimited], ['(b) limits', figures.limited], ['(c) limits + concurrency cap', figures.limitedWithConcurrency]] as const) {
+      console.log(`${backend.padEnd(11)} ${name.padEnd(29)} ${format(result.requestsPerSecond).padStart(7)} req/s   ${format(result.serverCpuMicrosPerRequest, 1).padStart(8)} server CPU µs/req`);
+    }
+    console.log(`${backend}: throughput b/a = ${ratio(figures.limited.requestsPerSecond, figures.unlimited.requestsPerSecond)}   (goal >= 0.95); c/a = ${ratio(figures.limitedWithConcurrency.requestsPerSecond, figures.unlimited.requestsPerSecond)} (no goal)`);
+    const prefix = backend === 'SQLite' ? '' : 'PostgreSQL: ';
+    recordResult(`${prefix}Chat with usage limits vs none, throughput`, figures.limited.requestsPerSecond / figures.unlimited.requestsPerSecond, ['>=', 0.95]);
+    recordResult(`${prefix}Chat with limits and a concurrency cap vs none, throughput`, figures.limitedWithConcurrency.requestsPerSecond / figures.unlimited.requestsPerSecond, null);
+  }
+}
+
 /** Every benchmark by the name that selects it, in the order a full run takes them. */
 const benchmarks = {
   auth: authOverhead,
@@ -172,6 +187,7 @@ const benchmarks = {
   bundle: bundleSize,
   upstream: upstreamOverhead,
   postgres,
+  limits: limitsOverhead,
 } as const satisfies Record<string, () => Promise<void>>;
 
 type BenchmarkName = keyof typeof benchmarks;

@@ -97,6 +97,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     bindRoutes(app, services, services.authenticator, bodyCompiler);
     registerAuditHooks(app, services);
     uiNotFoundPage = await registerWebUi(app, config.frontend, app.log);
+    registerUsageUpkeep(app, services);
     registerShutdown(app, services, storage);
     await app.ready();
     return app;
@@ -107,14 +108,40 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   }
 }
 
+/** How often this process writes its metered calls when they trickle in (ms). */
+const USAGE_FLUSH_INTERVAL_MS = 10_000;
+/** How often the usage totals past their retention and the expired limit counters are deleted (ms). */
+const USAGE_HOUSEKEEPING_INTERVAL_MS = 3_600_000;
+
 /**
- * On close: the best-effort writes finish, the audit trail writes what it holds, upstream
- * connections end, then the storage closes.
+ * While the app runs, the usage meter writes its pending calls every 10 s, and the usage tables are
+ * kept bounded at start-up and every hour; closing stops both.
+ */
+function registerUsageUpkeep(app: FastifyInstance, services: ComposedServices): void {
+  // Tracked as background writes: shutdown waits for one in flight before the storage closes.
+  const { backgroundWrites } = services;
+  const usageFlush = setInterval(() => backgroundWrites.track(services.usageRecorder.flush()), USAGE_FLUSH_INTERVAL_MS);
+  usageFlush.unref();
+  const housekeeping = () => backgroundWrites.track(services.usageHousekeeping.run());
+  housekeeping();
+  const usageHousekeeping = setInterval(housekeeping, USAGE_HOUSEKEEPING_INTERVAL_MS);
+  usageHousekeeping.unref();
+  app.addHook('onClose', () => {
+    clearInterval(usageFlush);
+    clearInterval(usageHousekeeping);
+    return Promise.resolve();
+  });
+}
+
+/**
+ * On close: the best-effort writes finish, the audit trail and the usage meter write what they
+ * hold, upstream connections end, then the storage closes.
  */
 function registerShutdown(app: FastifyInstance, services: ComposedServices, storage: Storage): void {
   app.addHook('onClose', async () => {
     await services.backgroundWrites.settled();
     await services.audit.trail?.close();
+    await services.usageRecorder.flush().catch(() => {});
     services.upstream.close();
     await storage.close();
   });

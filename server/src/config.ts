@@ -74,6 +74,8 @@ export interface ServerConfig {
   upstreamAllowed: string[] | null;
   /** `SVC_AUDIT_RETENTION_DAYS`: audit records older than this are pruned. @default 90 */
   auditRetentionDays: number;
+  /** `SVC_USAGE_RETENTION_DAYS`: hourly usage totals older than this are deleted. @default 400 */
+  usageRetentionDays: number;
   /** Single sign-on through an OpenID provider (`SVC_OIDC_*`); null when `SVC_OIDC_ISSUER` is unset. */
   oidc: OidcConfig | null;
   /** Things worth one line in the log at start-up, e.g. a removed variable that is still set. */
@@ -174,6 +176,7 @@ export function loadConfig(env: Environment = process.env): ServerConfig {
     corsOrigins: parseCorsOrigins(env),
     upstreamAllowed: parseUpstreamAllowed(env),
     auditRetentionDays: parsePositiveInteger(env, 'SVC_AUDIT_RETENTION_DAYS', 90, 36500),
+    usageRetentionDays: parsePositiveInteger(env, 'SVC_USAGE_RETENTION_DAYS', 400, 36500),
     oidc: oidcConfig(env),
     warnings: removedVariableWarnings(env),
   };

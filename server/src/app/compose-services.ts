@@ -14,6 +14,9 @@ import { KeyEncryption } from '../crypto/key-encryption.js';
 import { UsernameMarker } from '../crypto/username-marker.js';
 import { FamilyDefinitionParser } from '../models/family-definition.js';
 import { InferenceService } from '../models/inference-service.js';
+import { MeteredInference } from '../models/metered-inference.js';
+import { ModelCallLimits, UsageLimiter, UsageMetrics, UsageRecorder } from '../limits/index.js';
+import { UsageHousekeeping } from '../limits/usage-housekeeping.js';
 import { ModelService } from '../models/model-service.js';
 import { UpstreamEngine } from '../models/upstream-engine.js';
 import { parseUpstreamAllowList, UpstreamPolicy } from '../models/upstream-policy.js';
@@ -53,6 +56,10 @@ export interface ComposedServices extends Services {
   backgroundWrites: BackgroundWrites;
   /** What composing wants logged once the logger exists (a secret generated anew, fingerprints replaced). */
   startUpWarnings: string[];
+  /** This process's metered model calls on their way to the usage totals (flushed on a timer and at shutdown). */
+  usageRecorder: UsageRecorder;
+  /** Deletes usage totals past their retention and expired limit counters (at start-up and hourly). */
+  usageHousekeeping: UsageHousekeeping;
 }
 
 /**
@@ -109,6 +116,14 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
   bruteForce.addListener(banMetrics(metrics));
   trail?.onDrop((count) => metrics.recordAuditDropped(count));
   for (const listener of options.bruteForceListeners) bruteForce.addListener(listener);
+  const usageRecorder = new UsageRecorder(storage.usage, clock, {
+    // A pino-shaped warning line (level 40), like the app's own log lines.
+    onError: (error) =>
+      logSink.write(JSON.stringify({ level: 40, time: clock.now(), msg: 'usage totals could not be written; they are kept and written later', err: { message: (error as Error).message } })),
+  });
+  const usageLimiter = new UsageLimiter(storage.usage.counters, clock);
+  const modelCallLimits = new ModelCallLimits(usageLimiter, usageRecorder, clock, { metrics: new UsageMetrics(metrics.registry) });
+  const inference = new InferenceService(models, upstream, clock);
   const sessions = new SessionService(storage, accessTokens, config, bruteForce, new UsernameMarker(jwtSecret), clock);
   if (config.oidc?.clientSecret != null) logSink.redactor.addSecret(config.oidc.clientSecret);
   return {
@@ -125,7 +140,10 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
     oidc: config.oidc === null ? null : new OidcService(config.oidc, storage, sessions, trail, clock),
     keys: new KeyService(storage, encryption, clock),
     models,
-    inference: new InferenceService(models, upstream, clock),
+    inference,
+    modelCalls: new MeteredInference(inference, modelCallLimits),
+    usageRecorder,
+    usageHousekeeping: new UsageHousekeeping(storage.usage, usageLimiter, clock, config.usageRetentionDays),
     familyDefinitions: new FamilyDefinitionParser(options.bodyCompiler),
     cache: new ManagedDirectory(config.cacheDirectory, 'cache entry'),
     virtualenvs: new ManagedDirectory(config.virtualenvDirectory, 'virtual environment'),
@@ -134,6 +152,7 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
     bruteForce,
     audit: new AuditService(storage.audit, trail),
     usage: storage.usage,
+    flushUsage: () => usageRecorder.flush(),
   };
 }
 

@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { ManualClock } from '../runtime/clock.js';
 import { BudgetLeases } from './budget-leases.js';
+import type { LimitCounter, LimitCounterUpdate } from '../storage/port/usage.js';
 import { MemoryLimitCounterStore } from './memory-counter-store.js';
+
+/** The memory store, counting the updates that reach it. */
+class CountingStore extends MemoryLimitCounterStore {
+  updates = 0;
+  override update<Result>(subject: string, now: number, decide: (current: LimitCounter | null) => LimitCounterUpdate<Result>): Promise<Result> {
+    this.updates += 1;
+    return super.update(subject, now, decide);
+  }
+}
 
 const monthly = { tokens: 1000, period: 'month' as const };
 const daily = { tokens: 100, period: 'day' as const };
@@ -22,6 +32,15 @@ describe('budget leases', () => {
     const fresh = await budgets.take('key:a', monthly, 1000, clock.now());
     assert.equal(fresh.allowed, true);
     assert.equal(fresh.remaining, 0);
+  });
+
+  it('shares one lease among concurrent calls of a process, so it holds one block, not one per call', async () => {
+    const store = new CountingStore();
+    const budgets = new BudgetLeases(store, { budgetLeaseFraction: 0.1 });
+    const now = Date.UTC(2026, 10, 24, 12);
+    const answers = await Promise.all(Array.from({ length: 50 }, () => budgets.take('key:a', monthly, 2, now)));
+    assert.ok(answers.every((answer) => answer.allowed));
+    assert.equal(store.updates, 1, '50 calls of 2 tokens from one block of 100');
   });
 
   it('rolls a daily budget over at midnight UTC', async () => {

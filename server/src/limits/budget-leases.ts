@@ -7,7 +7,13 @@
 import type { LimitCounterStore } from '../storage/port/usage.js';
 import { periodBounds, type PeriodBounds } from './budget-period.js';
 import { resolveLeaseOptions, type LeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
+import { SingleFlight } from './single-flight.js';
 import type { TokenBudget } from './usage-limits.js';
+
+/** How many leases one call may take before giving up (others of this process kept using the blocks). */
+const MAX_LEASES = 3;
+/** How many times one call may look at its block (waiting for other calls' leases in between). */
+const MAX_LOOKS = 64;
 
 /** The answer of {@link BudgetLeases.take}. */
 export interface BudgetCheck {
@@ -29,6 +35,7 @@ export class BudgetLeases {
   readonly #store: LimitCounterStore;
   readonly #options: ResolvedLeaseOptions;
   readonly #local = new Map<string, LocalBlock>();
+  readonly #leasing = new SingleFlight();
 
   constructor(store: LimitCounterStore, options: LeaseOptions = {}) {
     this.#store = store;
@@ -39,25 +46,38 @@ export class BudgetLeases {
   async take(subject: string, budget: TokenBudget, cost: number, now: number): Promise<BudgetCheck> {
     const period = periodBounds(now, budget.period);
     const counter = counterName(subject, period);
-    for (let attempt = 0; attempt < 3; attempt += 1) {
+    let leases = 0;
+    for (let look = 0; look < MAX_LOOKS && leases < MAX_LEASES; look += 1) {
       const local = this.#block(counter);
       if (local.units >= cost) {
         local.units -= cost;
         return { allowed: true, ...this.#status(local, budget, period, now) };
       }
+      // One lease per counter in flight: concurrent calls wait for it and share its block.
+      const inFlight = this.#leasing.pending(counter);
+      if (inFlight !== undefined) {
+        await inFlight;
+        continue;
+      }
+      leases += 1;
       const need = cost - local.units;
       const want = Math.max(need, Math.ceil(budget.tokens * this.#options.budgetLeaseFraction));
-      const grant = await this.#store.update(counter, now, (current) => {
-        const used = current?.value ?? 0;
-        const left = budget.tokens - used;
-        if (left < need) return { next: null, result: { granted: 0, used } };
-        const granted = Math.min(want, left);
-        return { next: { value: used + granted, expiresAt: period.end }, result: { granted, used: used + granted } };
+      // The block is filled before the lease settles, so the calls waiting for it find its tokens.
+      const grant = await this.#leasing.run(counter, async () => {
+        const granted = await this.#store.update(counter, now, (current) => {
+          const used = current?.value ?? 0;
+          const left = budget.tokens - used;
+          if (left < need) return { next: null, result: { granted: 0, used } };
+          const taken = Math.min(want, left);
+          return { next: { value: used + taken, expiresAt: period.end }, result: { granted: taken, used: used + taken } };
+        });
+        const block = this.#block(counter);
+        block.used = granted.used;
+        block.units += granted.granted;
+        return granted;
       });
       const after = this.#block(counter);
-      after.used = grant.used;
       if (grant.granted === 0) return { allowed: false, ...this.#status(after, budget, period, now) };
-      after.units += grant.granted;
       if (after.units >= cost) {
         after.units -= cost;
         return { allowed: true, ...this.#status(after, budget, period, now) };

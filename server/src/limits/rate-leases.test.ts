@@ -44,6 +44,16 @@ describe('rate leases', () => {
     assert.equal(store.updates, 2, '100 requests from blocks of 50');
   });
 
+  it('shares one lease among concurrent calls of a process instead of each leasing a block', async () => {
+    const store = new CountingStore();
+    const leases = new RateLeases(store, { rateLeaseFraction: 0.05, rateLeaseTtlMs: 1000 });
+    const rate = perMinute(1000);
+    const answers = await Promise.all(Array.from({ length: 100 }, () => leases.take('key:a:rpm', rate, 1, NOW)));
+    assert.ok(answers.every((answer) => answer.allowed));
+    assert.equal(store.updates, 2, '100 concurrent requests from blocks of 50');
+    assert.equal(leases.status('key:a:rpm', rate, NOW).remaining, 900);
+  });
+
   it('lets a block lapse after its lifetime: its units are not used later', async () => {
     const store = new CountingStore();
     const leases = new RateLeases(store, { rateLeaseFraction: 0.5, rateLeaseTtlMs: 1000 });
@@ -52,6 +62,17 @@ describe('rate leases', () => {
     assert.equal(leases.status('s', rate, NOW).remaining, 9, '4 in the block, 5 left on the counter');
     await leases.take('s', rate, 1, NOW + 1001);
     assert.equal(store.updates, 2, 'the lapsed block was not used');
+  });
+
+  it('names a wait that holds when the block lapses first: the retry then takes the whole cost from the counter', async () => {
+    const leases = new RateLeases(new MemoryLimitCounterStore(), { rateLeaseFraction: 0, rateLeaseTtlMs: 1000 });
+    const rate = perMinute(100);
+    await leases.take('tpm', rate, 50, NOW);
+    await leases.giveBack('tpm', rate, 40, NOW); // 40 back in this process's block, which lapses at NOW + 1 s
+    const refused = await leases.take('tpm', rate, 100, NOW);
+    assert.equal(refused.allowed, false);
+    assert.equal(refused.retryAfterMs, 30_000, 'the 50 units leased, not the 10 the block lacks');
+    assert.equal((await leases.take('tpm', rate, 100, NOW + refused.retryAfterMs)).allowed, true);
   });
 
   it('settles: a charge beyond the block overdraws the counter, a refund returns to the block or the counter', async () => {

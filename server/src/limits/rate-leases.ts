@@ -5,8 +5,14 @@
  * `rateLeaseTtlMs`, which bounds how much the processes together can exceed the limit (docs/limits.md).
  */
 import type { LimitCounterStore } from '../storage/port/usage.js';
-import { advance, availableUnits, giveBack, lease, resetMs, type LeaseGrant, type Rate } from './gcra.js';
+import { advance, availableUnits, giveBack, lease, resetMs, waitFor, type LeaseGrant, type Rate } from './gcra.js';
 import { resolveLeaseOptions, type LeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
+import { SingleFlight } from './single-flight.js';
+
+/** How many leases one call may take before giving up (others of this process kept using the blocks). */
+const MAX_LEASES = 3;
+/** How many times one call may look at its block (waiting for other calls' leases in between). */
+const MAX_LOOKS = 64;
 
 /** The state of one limit as this process sees it. */
 export interface RateStatus {
@@ -38,38 +44,62 @@ export class RateLeases {
   readonly #store: LimitCounterStore;
   readonly #options: ResolvedLeaseOptions;
   readonly #local = new Map<string, LocalLease>();
+  readonly #leasing = new SingleFlight();
 
   constructor(store: LimitCounterStore, options: LeaseOptions = {}) {
     this.#store = store;
     this.#options = resolveLeaseOptions(options);
   }
 
-  /** Takes `cost` units of `subject`'s limit at `now`, from this process's block or a new lease. */
+  /**
+   * Takes `cost` units of `subject`'s limit at `now`, from this process's block or a new lease. One
+   * lease per subject is in flight at a time: concurrent calls wait for it and share its block.
+   */
   async take(subject: string, rate: Rate, cost: number, now: number): Promise<RateCheck> {
-    for (let attempt = 0; attempt < 3; attempt += 1) {
+    let leases = 0;
+    for (let look = 0; look < MAX_LOOKS && leases < MAX_LEASES; look += 1) {
       const local = this.#fresh(subject, now);
       if (local.units >= cost) {
         local.units -= cost;
         return { allowed: true, retryAfterMs: 0, ...this.status(subject, rate, now) };
       }
+      const inFlight = this.#leasing.pending(subject);
+      if (inFlight !== undefined) {
+        await inFlight;
+        continue;
+      }
+      leases += 1;
       const need = cost - local.units;
       const want = Math.max(need, Math.ceil(rate.limit * this.#options.rateLeaseFraction));
-      const grant = await this.#store.update<LeaseGrant>(subject, now, (current) => {
-        const granted = lease(current?.value ?? null, now, need, want, rate);
-        return { next: granted.granted > 0 ? { value: granted.tat, expiresAt: Math.ceil(granted.tat) + 1 } : null, result: granted };
+      // The block is filled before the lease settles, so the calls waiting for it find its units.
+      const grant = await this.#leasing.run(subject, async () => {
+        const granted = await this.#store.update<LeaseGrant>(subject, now, (current) => {
+          const answer = lease(current?.value ?? null, now, need, want, rate);
+          return { next: answer.granted > 0 ? { value: answer.tat, expiresAt: Math.ceil(answer.tat) + 1 } : null, result: answer };
+        });
+        const block = this.#fresh(subject, now);
+        block.tat = granted.tat;
+        if (granted.granted > 0) {
+          block.units += granted.granted;
+          block.expiresAt = now + this.#options.rateLeaseTtlMs;
+        }
+        return granted;
       });
       const after = this.#fresh(subject, now);
-      after.tat = grant.tat;
-      if (grant.granted === 0) return { allowed: false, retryAfterMs: grant.retryAfterMs, ...this.status(subject, rate, now) };
-      after.units += grant.granted;
-      after.expiresAt = now + this.#options.rateLeaseTtlMs;
+      if (grant.granted === 0) {
+        // This process's units lapse before the wait ends: the caller then needs the whole cost from the counter.
+        const lapses = after.units > 0 && after.expiresAt < now + grant.retryAfterMs;
+        const retryAfterMs = lapses ? Math.max(grant.retryAfterMs, waitFor(grant.tat, now, cost, rate)) : grant.retryAfterMs;
+        return { allowed: false, retryAfterMs, ...this.status(subject, rate, now) };
+      }
       if (after.units >= cost) {
         after.units -= cost;
         return { allowed: true, retryAfterMs: 0, ...this.status(subject, rate, now) };
       }
-      // Another request of this process used the block meanwhile: look again.
+      // Other calls of this process used the block meanwhile: look again.
     }
-    return { allowed: false, retryAfterMs: 0, ...this.status(subject, rate, now) };
+    const local = this.#fresh(subject, now);
+    return { allowed: false, retryAfterMs: Math.max(1, waitFor(local.tat, now, cost, rate)), ...this.status(subject, rate, now) };
   }
 
   /** Charges `units` more (a call that used more tokens than admitted): from the block, the rest on the counter. */

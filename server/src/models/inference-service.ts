@@ -24,7 +24,7 @@ export type InferenceAnswer =
   | { kind: 'raw'; contentType: string; body: Buffer | Readable; model: ModelRecord };
 
 /** What a model call brings besides its body. */
-export interface ModelCall {
+export interface InferenceCall {
   /** Aborted when the caller went away: the upstream call is abandoned. */
   signal?: AbortSignal;
   /**
@@ -49,7 +49,7 @@ export class InferenceService {
   }
 
   /** A chat completion. */
-  async chat(principal: Principal, request: ChatRequest, call: ModelCall = {}): Promise<InferenceAnswer> {
+  async chat(principal: Principal, request: ChatRequest, call: InferenceCall = {}): Promise<InferenceAnswer> {
     const model = await this.#usableModel(principal, request.model, 'chat', call.epochs);
     if (model.requiresSystemMessageFirst) assertSystemMessageFirst(request);
     if (model.engine === 'upstream') return this.#forward(model, '/chat/completions', request, call.signal);
@@ -58,7 +58,7 @@ export class InferenceService {
   }
 
   /** A text completion. */
-  async complete(principal: Principal, request: CompletionRequest, call: ModelCall = {}): Promise<InferenceAnswer> {
+  async complete(principal: Principal, request: CompletionRequest, call: InferenceCall = {}): Promise<InferenceAnswer> {
     const model = await this.#usableModel(principal, request.model, 'generate', call.epochs);
     if (model.engine === 'upstream') return this.#forward(model, '/completions', request, call.signal);
     if (request.stream === true) return sse(model, builtinCompletionChunks(model, request, this.#clock.now()));
@@ -66,10 +66,19 @@ export class InferenceService {
   }
 
   /** Embeddings. */
-  async embed(principal: Principal, request: EmbeddingRequest, call: ModelCall = {}): Promise<InferenceAnswer> {
+  async embed(principal: Principal, request: EmbeddingRequest, call: InferenceCall = {}): Promise<InferenceAnswer> {
     const model = await this.#usableModel(principal, request.model, 'embed', call.epochs);
     if (model.engine === 'upstream') return this.#forward(model, '/embeddings', request, call.signal);
     return { kind: 'json', body: builtinEmbeddings(model, request), model };
+  }
+
+  /**
+   * The model `uid` when the caller may use it for `ability`.
+   *
+   * @throws {ApiError} 404 `model_not_found`, 403 `model_access_denied` or 400 `model_ability_unsupported`, naming `model`.
+   */
+  usableModel(principal: Principal, uid: string, ability: ModelAbility, epochs?: Epochs | Promise<Epochs>): Promise<ModelRecord> {
+    return this.#usableModel(principal, uid, ability, epochs);
   }
 
   async #usableModel(principal: Principal, uid: string, ability: ModelAbility, epochs: Epochs | Promise<Epochs> | undefined): Promise<ModelRecord> {

@@ -254,6 +254,7 @@ describe('security: settings (R9)', () => {
         ip: { max_failures: 10, window_seconds: 300, ban_seconds: 3600 },
         key: { max_failures: 5, window_seconds: 300, ban_seconds: 3600 },
         login: { failures_before_lockout: 30, wait_increment_seconds: 60, max_wait_seconds: 900, failure_reset_seconds: 43200 },
+        default_key_limits: null,
       });
       const updated = await server.request('PUT', '/v1/admin/security/rate-limit', { token: admin.accessToken, body: { ip: { max_failures: 20 } } });
       assert.equal(updated.body.ip.max_failures, 20);
