@@ -93,10 +93,20 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   }
 }
 
-/** On close: the audit trail writes what it holds, upstream connections end, then the storage closes. */
+/** How often this process writes its metered calls when they trickle in (ms). */
+const USAGE_FLUSH_INTERVAL_MS = 10_000;
+
+/**
+ * On close: the audit trail and the usage meter write what they hold, upstream connections end, then
+ * the storage closes. Until then the usage meter writes its pending calls every 10 s.
+ */
 function registerShutdown(app: FastifyInstance, services: ComposedServices, storage: Storage): void {
+  const usageFlush = setInterval(() => void services.usageRecorder.flush().catch(() => {}), USAGE_FLUSH_INTERVAL_MS);
+  usageFlush.unref();
   app.addHook('onClose', async () => {
+    clearInterval(usageFlush);
     await services.audit.trail?.close();
+    await services.usageRecorder.flush().catch(() => {});
     services.upstream.close();
     await storage.close();
   });

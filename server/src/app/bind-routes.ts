@@ -38,7 +38,7 @@ function allHandlers(services: Services): Handlers {
     ...operationsHandlers(services),
     ...securityHandlers(services),
     ...auditHandlers(services),
-    ...usageHandlers({ usage: services.usage, clock: services.clock }),
+    ...usageHandlers({ usage: services.usage, clock: services.clock, flush: services.flushUsage }),
   };
 }
 

@@ -13,6 +13,8 @@ import { KeyEncryption } from '../crypto/key-encryption.js';
 import { UsernameMarker } from '../crypto/username-marker.js';
 import { FamilyDefinitionParser } from '../models/family-definition.js';
 import { InferenceService } from '../models/inference-service.js';
+import { MeteredInference } from '../models/metered-inference.js';
+import { ModelCallLimits, UsageLimiter, UsageMetrics, UsageRecorder } from '../limits/index.js';
 import { ModelService } from '../models/model-service.js';
 import { UpstreamEngine } from '../models/upstream-engine.js';
 import { parseUpstreamAllowList, UpstreamPolicy } from '../models/upstream-policy.js';
@@ -42,6 +44,8 @@ export interface CompositionOptions {
 export interface ComposedServices extends Services {
   authenticator: Authenticator;
   upstream: UpstreamEngine;
+  /** This process's metered model calls on their way to the usage totals (flushed on a timer and at shutdown). */
+  usageRecorder: UsageRecorder;
 }
 
 /**
@@ -85,6 +89,13 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
   bruteForce.addListener(banMetrics(metrics));
   trail?.onDrop((count) => metrics.recordAuditDropped(count));
   for (const listener of options.bruteForceListeners) bruteForce.addListener(listener);
+  const usageRecorder = new UsageRecorder(storage.usage, clock, {
+    // A pino-shaped warning line (level 40), like the app's own log lines.
+    onError: (error) =>
+      logSink.write(JSON.stringify({ level: 40, time: clock.now(), msg: 'usage totals could not be written; they are kept and written later', err: { message: (error as Error).message } })),
+  });
+  const modelCallLimits = new ModelCallLimits(new UsageLimiter(storage.usage.counters, clock), usageRecorder, clock, { metrics: new UsageMetrics(metrics.registry) });
+  const inference = new InferenceService(models, upstream, clock);
   const sessions = new SessionService(storage, accessTokens, config, bruteForce, new UsernameMarker(jwtSecret), clock);
   if (config.oidc?.clientSecret != null) logSink.redactor.addSecret(config.oidc.clientSecret);
   return {
@@ -99,7 +110,9 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
     oidc: config.oidc === null ? null : new OidcService(config.oidc, storage, sessions, trail, clock),
     keys: new KeyService(storage, encryption, clock),
     models,
-    inference: new InferenceService(models, upstream, clock),
+    inference,
+    modelCalls: new MeteredInference(inference, modelCallLimits),
+    usageRecorder,
     familyDefinitions: new FamilyDefinitionParser(options.bodyCompiler),
     cache: new ManagedDirectory(config.cacheDirectory, 'cache entry'),
     virtualenvs: new ManagedDirectory(config.virtualenvDirectory, 'virtual environment'),
@@ -108,6 +121,7 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
     bruteForce,
     audit: new AuditService(storage.audit, trail),
     usage: storage.usage,
+    flushUsage: () => usageRecorder.flush(),
   };
 }
 

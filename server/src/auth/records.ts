@@ -7,25 +7,31 @@
 import type { components } from '../generated/openapi.js';
 import type { ApiKeyRecord as StoredApiKey, ModelRestriction } from '../storage/port/api-keys.js';
 import type { UserRecord as StoredUser } from '../storage/port/users.js';
+import { loadLimits, type UsageLimits } from '../limits/usage-limits.js';
 import { sortPermissions, type Permission } from './permissions.js';
 
 /** One model restriction of a key, as the API spells it. */
 export type ModelPermission = components['schemas']['ModelPermission'];
 
-/** A user with their permissions, in canonical order. */
-export interface UserRecord extends Omit<StoredUser, 'permissions'> {
+/** A user with their permissions, in canonical order, and their usage limits. */
+export interface UserRecord extends Omit<StoredUser, 'permissions' | 'limitsJson'> {
   permissions: Permission[];
+  /** The user's usage limits (`noLimits` when none are set). */
+  limits: UsageLimits;
 }
 
-/** An API key (never its plaintext), with its narrowed permissions and model restrictions. */
-export interface ApiKeyRecord extends Omit<StoredApiKey, 'permissions' | 'modelRestrictions'> {
+/** An API key (never its plaintext), with its narrowed permissions, model restrictions and usage limits. */
+export interface ApiKeyRecord extends Omit<StoredApiKey, 'permissions' | 'modelRestrictions' | 'limitsJson'> {
   modelPermissions: ModelPermission[];
   permissions: Permission[] | null;
+  /** The key's own usage limits (`noLimits` when none are set). */
+  limits: UsageLimits;
 }
 
 /** The service view of a stored user. Only validated permission names are ever stored. */
 export function userFromStore(stored: StoredUser): UserRecord {
-  return { ...stored, permissions: sortPermissions(stored.permissions as readonly Permission[]) };
+  const { limitsJson, ...rest } = stored;
+  return { ...rest, permissions: sortPermissions(stored.permissions as readonly Permission[]), limits: loadLimits(limitsJson) };
 }
 
 /** {@link userFromStore}, passing null through. */
@@ -35,9 +41,10 @@ export function userOrNull(stored: StoredUser | null): UserRecord | null {
 
 /** The service view of a stored key. */
 export function apiKeyFromStore(stored: StoredApiKey): ApiKeyRecord {
-  const { modelRestrictions, permissions, ...rest } = stored;
+  const { modelRestrictions, permissions, limitsJson, ...rest } = stored;
   return {
     ...rest,
+    limits: loadLimits(limitsJson),
     modelPermissions: modelRestrictions.map((entry) => ({ permission_type: entry.type, permission_value: entry.value }) as ModelPermission),
     permissions: permissions === null ? null : [...(permissions as readonly Permission[])],
   };

@@ -6,6 +6,7 @@
  */
 import { ApiError } from '../errors.js';
 import type { components } from '../generated/openapi.js';
+import { isUnlimited, limitsFromWire, limitsToWire, type UsageLimits, type UsageLimitsWire } from '../limits/usage-limits.js';
 
 /** The settings, as the API shows and stores them. */
 export type SecuritySettings = components['schemas']['SecuritySettings'];
@@ -19,7 +20,17 @@ export const defaultSecuritySettings: SecuritySettings = Object.freeze({
   ip: Object.freeze({ max_failures: 10, window_seconds: 300, ban_seconds: 3600 }),
   key: Object.freeze({ max_failures: 5, window_seconds: 300, ban_seconds: 3600 }),
   login: Object.freeze({ failures_before_lockout: 30, wait_increment_seconds: 60, max_wait_seconds: 900, failure_reset_seconds: 43_200 }),
+  default_key_limits: null,
 }) as SecuritySettings;
+
+/** The wire form of limits as the settings show them: every field present, or null when nothing is limited. */
+const normalizedLimits = (wire: UsageLimitsWire | null | undefined): UsageLimitsWire | null => {
+  const limits = limitsFromWire(wire);
+  return isUnlimited(limits) ? null : limitsToWire(limits);
+};
+
+/** The usage limits new keys get when their creator sets none (issue 17). */
+export const defaultKeyLimitsOf = (settings: SecuritySettings): UsageLimits => limitsFromWire(settings.default_key_limits);
 
 const DAY = 86_400;
 /** Bounds of every field (the contract states the same ones). */
@@ -39,6 +50,8 @@ export function mergeSettings(current: SecuritySettings, update: SecuritySetting
     ip: { ...current.ip, ...update.ip },
     key: { ...current.key, ...update.key },
     login: { ...current.login, ...update.login },
+    // Replaced whole when sent (null removes it), kept otherwise.
+    default_key_limits: normalizedLimits(update.default_key_limits !== undefined ? update.default_key_limits : current.default_key_limits),
   };
   assertValid(merged);
   return merged;

@@ -25,6 +25,7 @@ export function keyHandlers(
       if (body.expires_at !== undefined) request.expiresAt = body.expires_at;
       if (body.model_permissions !== undefined) request.modelPermissions = body.model_permissions;
       if (body.permissions !== undefined) request.permissions = body.permissions;
+      if (body.limits !== undefined) request.limits = body.limits;
       const created = await keys.create(principal, request);
       const shown = present(created.value.record);
       return {
@@ -43,6 +44,7 @@ export function keyHandlers(
       if (body.expires_at !== undefined) request.expiresAt = body.expires_at;
       if (body.model_permissions !== undefined) request.modelPermissions = body.model_permissions;
       if (body.permissions !== undefined) request.permissions = body.permissions;
+      if (body.limits !== undefined) request.limits = body.limits;
       const updated = await keys.update(principal, params.key_id, request);
       return { status: 200, body: present(updated.value), headers: deprecationHeaders(updated.usedLegacyNames) };
     },

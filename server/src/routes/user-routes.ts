@@ -25,6 +25,7 @@ export function userHandlers(
       // 0 and 1 as the reference server stores it.
       if (body.enabled !== undefined) changes.enabled = body.enabled === true || body.enabled === 1;
       if (body.permissions !== undefined) changes.permissions = body.permissions;
+      if (body.limits !== undefined) changes.limits = body.limits;
       const updated = await users.update(principal, params.user_id, changes);
       return { status: 200, body: presentUser(updated.value), headers: deprecationHeaders(updated.usedLegacyNames) };
     },

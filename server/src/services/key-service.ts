@@ -15,6 +15,9 @@ import type { ApiKeyChanges, KeyRateLimit, RowLock, Storage, StorageTx } from '.
 import { parseKeyExpiry } from './key-expiry.js';
 import { assertMayGrant, assertOutranks } from './access-rules.js';
 import { assertKeyWithinCaller, boundedModelPermissions, defaultKeyPermissions } from './key-bounds.js';
+import { keyLimitsWithinOwner, newKeyLimits } from './key-limits.js';
+import { defaultKeyLimitsOf, parseStoredSettings } from '../brute-force/security-settings.js';
+import { noLimits, storedLimits, type UsageLimitsWire } from '../limits/usage-limits.js';
 import type { Changed } from './user-service.js';
 
 export type { KeyRateLimit } from '../storage/port/index.js';
@@ -29,6 +32,8 @@ export interface NewKeyRequest {
   modelPermissions?: readonly ModelPermission[];
   permissions?: readonly PermissionInput[] | null;
   rateLimit?: Partial<KeyRateLimit>;
+  /** The key's usage limits; null for none; absent for the server-wide default (lowered to the owner's). */
+  limits?: UsageLimitsWire | null;
 }
 
 /** What a caller asks to change on a key. */
@@ -42,6 +47,8 @@ export interface KeyUpdateRequest {
   permissions?: readonly PermissionInput[] | null;
   /** The thresholds to change (a null clears one). */
   rateLimit?: Partial<KeyRateLimit>;
+  /** Replaces the key's usage limits (null: none of its own); never above the owner's. */
+  limits?: UsageLimitsWire | null;
 }
 
 const everyModel: ModelPermission[] = [{ permission_type: 'all', permission_value: null }];
@@ -105,7 +112,10 @@ export class KeyService {
     const outcome = await this.#storage.transaction(async (tx) => {
       // Checked again with the owner's row share-locked, so a change of their permissions cannot slip in between.
       if (forAnother) await assertMayCreateFor(tx, caller, ownerId, { lock: 'share' });
-      return tx.keys.create(newKey);
+      const owner = userOrNull(await tx.users.findById(ownerId));
+      if (owner === null) return 'owner_missing';
+      const serverDefault = defaultKeyLimitsOf(parseStoredSettings(await tx.settings.read()));
+      return tx.keys.create({ ...newKey, limitsJson: storedLimits(newKeyLimits(request.limits, serverDefault, owner.limits)) });
     });
     if (outcome === 'owner_missing') throw ownerMissing();
     return { value: { record: await mustFind(this.#storage, id), plaintext }, usedLegacyNames };
@@ -162,6 +172,10 @@ export class KeyService {
     const now = this.#clock.now();
     await this.#storage.transaction(async (tx) => {
       const key = await this.#changeable(tx, caller, id);
+      if (request.limits !== undefined) {
+        const owner = userOrNull(await tx.users.findById(key.userId));
+        changes.limitsJson = storedLimits(keyLimitsWithinOwner(request.limits, owner?.limits ?? noLimits));
+      }
       await tx.keys.update(key.id, changes, now);
     });
     return { value: await mustFind(this.#storage, id), usedLegacyNames };

@@ -4,6 +4,7 @@
  */
 import type { components } from '../generated/openapi.js';
 import type { ApiKeyRecord, UserRecord } from '../auth/records.js';
+import { isUnlimited, limitsToWire, type UsageLimits } from '../limits/usage-limits.js';
 
 type Schemas = components['schemas'];
 
@@ -16,6 +17,11 @@ function isoOrNull(epochMs: number | null): string | null {
   return epochMs === null ? null : isoTime(epochMs);
 }
 
+/** The `limits` of a key or user: every field present (null: no limit), or null when nothing is limited. */
+export function presentLimits(limits: UsageLimits): Schemas['UsageLimits'] | null {
+  return isUnlimited(limits) ? null : limitsToWire(limits);
+}
+
 /** The `User` shape. */
 export function presentUser(user: UserRecord): Schemas['User'] {
   return {
@@ -26,6 +32,7 @@ export function presentUser(user: UserRecord): Schemas['User'] {
     enabled: user.enabled,
     must_change_password: user.mustChangePassword,
     permissions: user.permissions,
+    limits: presentLimits(user.limits),
     created_at: isoTime(user.createdAt),
     updated_at: isoTime(user.updatedAt),
   };
@@ -48,6 +55,7 @@ export function presentApiKey(key: ApiKeyRecord, currentEncryptionKeyId: string)
     rate_limit_max_failures: key.rateLimit.maxFailures,
     rate_limit_window_seconds: key.rateLimit.windowSeconds,
     rate_limit_ban_seconds: key.rateLimit.banSeconds,
+    limits: presentLimits(key.limits),
     revealable: key.encryptionKeyId === currentEncryptionKeyId,
     created_at: isoTime(key.createdAt),
     updated_at: isoTime(key.updatedAt),

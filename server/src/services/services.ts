@@ -7,6 +7,7 @@ import type { BruteForceService } from '../brute-force/brute-force-service.js';
 import type { ServerConfig } from '../config.js';
 import type { FamilyDefinitionParser } from '../models/family-definition.js';
 import type { InferenceService } from '../models/inference-service.js';
+import type { MeteredInference } from '../models/metered-inference.js';
 import type { ModelService } from '../models/model-service.js';
 import type { LogSink } from '../observability/log-buffer.js';
 import type { ServerMetrics } from '../observability/metrics.js';
@@ -43,6 +44,8 @@ export interface Services {
   keys: KeyService;
   models: ModelService;
   inference: InferenceService;
+  /** The model routes' calls: {@link InferenceService} under the callers' usage limits, metered. */
+  modelCalls: MeteredInference;
   familyDefinitions: FamilyDefinitionParser;
   /** `{home}/cache`. */
   cache: ManagedDirectory;
@@ -57,4 +60,6 @@ export interface Services {
   audit: AuditService;
   /** Metered usage totals (`GET /v1/usage`; issue 17). */
   usage: UsageTotalsStore;
+  /** Writes this process's pending metered calls to {@link usage} (before a usage report). */
+  flushUsage: () => Promise<void>;
 }

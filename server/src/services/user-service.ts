@@ -11,6 +11,7 @@ import { assertPasswordAcceptable } from '../crypto/password-policy.js';
 import { normalizePermissions, type Permission, type PermissionInput } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import { userOrNull, type UserRecord } from '../auth/records.js';
+import { limitsFromWire, storedLimits, type UsageLimitsWire } from '../limits/usage-limits.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Storage, StorageTx } from '../storage/port/index.js';
 import { assertMayGrant, assertOutranks } from './access-rules.js';
@@ -19,6 +20,8 @@ import { assertMayGrant, assertOutranks } from './access-rules.js';
 export interface UserChanges {
   enabled?: boolean;
   permissions?: readonly PermissionInput[];
+  /** Replaces the user's usage limits (null: none). */
+  limits?: UsageLimitsWire | null;
 }
 
 /** The result of a change that may have used legacy permission names. */
@@ -122,6 +125,7 @@ export class UserService {
           (changes.enabled === false || (permissions !== undefined && !permissions.includes('admin')));
         if (losesAdmin) await assertNotLastAdmin(tx);
         if (permissions !== undefined) await tx.users.setPermissions(id, permissions, now);
+        if (changes.limits !== undefined) await tx.users.setLimits(id, storedLimits(limitsFromWire(changes.limits)), now);
         if (changes.enabled !== undefined && changes.enabled !== current.enabled) {
           await tx.users.setEnabled(id, changes.enabled, now);
           if (!changes.enabled) await tx.sessions.deleteFamiliesOfUser(id);

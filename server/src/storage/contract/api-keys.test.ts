@@ -22,6 +22,7 @@ describe.each(storageBackends)('storage contract ($name): API keys', (backend) =
         { type: 'model_type', value: 'embedding' },
       ],
       permissions: ['models:list'],
+      limitsJson: '{"requests_per_minute":60}',
     });
     assert.equal(await under.storage.keys.create(key), 'created');
     const expected = {
@@ -40,6 +41,7 @@ describe.each(storageBackends)('storage contract ($name): API keys', (backend) =
       modelRestrictions: key.modelRestrictions,
       permissions: ['models:list'],
       rateLimit: { maxFailures: null, windowSeconds: null, banSeconds: null },
+      limitsJson: '{"requests_per_minute":60}',
       createdAt: NOW,
       updatedAt: NOW,
     };
@@ -95,6 +97,12 @@ describe.each(storageBackends)('storage contract ($name): API keys', (backend) =
     assert.equal(stored?.permissions, null);
     assert.equal(stored?.expiresAt, NOW + 9);
     assert.deepEqual(stored?.modelRestrictions, []);
+    assert.equal(stored?.limitsJson, null);
+
+    await under.storage.keys.update(key.id, { limitsJson: '{"tokens_per_minute":1000}' }, NOW + 2);
+    assert.equal((await under.storage.keys.findById(key.id))?.limitsJson, '{"tokens_per_minute":1000}');
+    await under.storage.keys.update(key.id, { limitsJson: null }, NOW + 2);
+    assert.equal((await under.storage.keys.findById(key.id))?.limitsJson, null);
 
     const ciphertext = Buffer.from('another ciphertext');
     await under.storage.keys.replaceCiphertext(key.id, ciphertext, 'fingerprint-2', NOW + 3);

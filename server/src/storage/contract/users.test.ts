@@ -55,6 +55,7 @@ describe.each(storageBackends)('storage contract ($name): users', (backend) => {
       mustChangePassword: true,
       tokenVersion: 0,
       permissions: ['keys:manage', 'models:list'],
+      limitsJson: null,
       createdAt: NOW,
       updatedAt: NOW,
     });
@@ -91,6 +92,13 @@ describe.each(storageBackends)('storage contract ($name): users', (backend) => {
     assert.equal(stored?.tokenVersion, 1);
     await users.setEnabled(user.id, true, NOW + 4);
     assert.equal((await users.findById(user.id))?.tokenVersion, 1, 'enabling does not bump the token version');
+
+    await users.setLimits(user.id, '{"requests_per_minute":10}', NOW + 4);
+    stored = await users.findById(user.id);
+    assert.equal(stored?.limitsJson, '{"requests_per_minute":10}');
+    assert.equal(stored?.updatedAt, NOW + 4);
+    await users.setLimits(user.id, null, NOW + 4);
+    assert.equal((await users.findById(user.id))?.limitsJson, null);
 
     await users.setPassword(user.id, 'new-hash', true, NOW + 5);
     stored = await users.findById(user.id);

@@ -18,6 +18,7 @@ import { oidcSchema } from './020-oidc.js';
 import { sqliteCacheEpochs } from './021-sqlite-cache-epochs.js';
 import { binaryAuditDigests } from './022-binary-audit-digests.js';
 import { usageAndLimits } from './030-usage-and-limits.js';
+import { keyLimitsCacheEpoch } from './031-key-limits-cache-epoch.js';
 
 /** One schema step. */
 export interface Migration {
@@ -47,6 +48,7 @@ export const migrations: readonly Migration[] = [
   sqliteCacheEpochs,
   binaryAuditDigests,
   usageAndLimits,
+  keyLimitsCacheEpoch,
 ];
 
 /** The migrations that a database at `currentVersion` still needs, in order. */

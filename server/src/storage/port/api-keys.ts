@@ -35,6 +35,8 @@ export interface ApiKeyRecord {
   /** Narrowed permissions, or `null` for the owner's live set. */
   permissions: readonly string[] | null;
   rateLimit: KeyRateLimit;
+  /** The key's usage limits as stored JSON (the contract's `UsageLimits`, issue 17), or null for none of its own. */
+  limitsJson: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -53,11 +55,13 @@ export interface NewApiKey {
   modelRestrictions: readonly ModelRestriction[];
   permissions: readonly string[] | null;
   rateLimit: KeyRateLimit;
+  /** The key's usage limits as JSON; absent or null for none of its own. */
+  limitsJson?: string | null;
   now: number;
 }
 
 /** The fields an update may change. */
-export type ApiKeyChanges = Partial<Pick<ApiKeyRecord, 'name' | 'description' | 'enabled' | 'expiresAt' | 'modelRestrictions' | 'permissions'>> & {
+export type ApiKeyChanges = Partial<Pick<ApiKeyRecord, 'name' | 'description' | 'enabled' | 'expiresAt' | 'modelRestrictions' | 'permissions' | 'limitsJson'>> & {
   /** Each threshold changes alone; an absent one is kept. */
   rateLimit?: Partial<KeyRateLimit>;
 };

@@ -14,6 +14,8 @@ export interface UserRecord {
   mustChangePassword: boolean;
   tokenVersion: number;
   permissions: readonly string[];
+  /** The user's usage limits as stored JSON (the contract's `UsageLimits`, issue 17), or null for none. */
+  limitsJson: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -42,6 +44,8 @@ export interface UserStore {
   /** Never throws for a taken name: answers `'username_taken'`. */
   create(user: NewUser): Promise<'created' | 'username_taken'>;
   setPermissions(id: string, permissions: readonly string[], now: number): Promise<void>;
+  /** Replaces the user's usage limits (JSON; null for none). */
+  setLimits(id: string, limitsJson: string | null, now: number): Promise<void>;
   /** Disabling also bumps the token version. */
   setEnabled(id: string, enabled: boolean, now: number): Promise<void>;
   /** Also bumps the token version. */

@@ -25,6 +25,7 @@ interface ApiKeyRow {
   rate_limit_max_failures: number | null;
   rate_limit_window_seconds: number | null;
   rate_limit_ban_seconds: number | null;
+  limits: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -32,7 +33,7 @@ interface ApiKeyRow {
 const SELECT_KEY = `
   SELECT k.key_hash, k.id, k.user_id, u.username AS owner_username, k.key_prefix, k.ciphertext, k.encryption_key_id,
          k.name, k.description, k.enabled, k.expires_at, k.last_used_at, k.model_permissions, k.permissions,
-         k.rate_limit_max_failures, k.rate_limit_window_seconds, k.rate_limit_ban_seconds, k.created_at, k.updated_at
+         k.rate_limit_max_failures, k.rate_limit_window_seconds, k.rate_limit_ban_seconds, k.limits, k.created_at, k.updated_at
   FROM api_keys k JOIN users u ON u.id = k.user_id`;
 
 /** The stored JSON of model restrictions (the wire's `ModelPermission` spelling). */
@@ -64,6 +65,7 @@ const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
   modelRestrictions: decodeRestrictions(row.model_permissions),
   permissions: row.permissions === null ? null : (JSON.parse(row.permissions) as string[]),
   rateLimit: { maxFailures: row.rate_limit_max_failures, windowSeconds: row.rate_limit_window_seconds, banSeconds: row.rate_limit_ban_seconds },
+  limitsJson: row.limits,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -85,6 +87,7 @@ const changeColumns: { [Field in keyof Required<FieldChanges>]: [column: string,
   expiresAt: ['expires_at', (value) => value],
   modelRestrictions: ['model_permissions', encodeRestrictions],
   permissions: ['permissions', encodePermissions],
+  limitsJson: ['limits', (value) => value],
 };
 
 /** {@link ApiKeyStore} on PostgreSQL. */
@@ -128,8 +131,8 @@ export class PostgresApiKeyStore implements ApiKeyStore {
         this.#sql.run(
           `INSERT INTO api_keys (id, user_id, key_hash, key_prefix, ciphertext, encryption_key_id, name, description,
              enabled, expires_at, last_used_at, model_permissions, permissions,
-             rate_limit_max_failures, rate_limit_window_seconds, rate_limit_ban_seconds, created_at, updated_at)
-           SELECT $1, u.id, $3, $4, $5, $6, $7, $8, true, $9, NULL, $10, $11, $13, $14, $15, $12, $12 FROM users u WHERE u.id = $2`,
+             rate_limit_max_failures, rate_limit_window_seconds, rate_limit_ban_seconds, limits, created_at, updated_at)
+           SELECT $1, u.id, $3, $4, $5, $6, $7, $8, true, $9, NULL, $10, $11, $13, $14, $15, $16, $12, $12 FROM users u WHERE u.id = $2`,
           [
             key.id,
             key.userId,
@@ -146,6 +149,7 @@ export class PostgresApiKeyStore implements ApiKeyStore {
             key.rateLimit.maxFailures,
             key.rateLimit.windowSeconds,
             key.rateLimit.banSeconds,
+            key.limitsJson ?? null,
           ],
         ),
       );

@@ -17,11 +17,12 @@ interface UserRow {
   created_at: number;
   updated_at: number;
   permissions: string[] | null;
+  limits: string | null;
 }
 
 const SELECT_USER = `
   SELECT u.id, u.username, u.password_hash,
-         CASE WHEN EXISTS (SELECT 1 FROM oidc_identities i WHERE i.user_id = u.id) THEN 'oidc' ELSE u.source END AS source, u.enabled, u.must_change_password, u.token_version, u.created_at, u.updated_at,
+         CASE WHEN EXISTS (SELECT 1 FROM oidc_identities i WHERE i.user_id = u.id) THEN 'oidc' ELSE u.source END AS source, u.enabled, u.must_change_password, u.token_version, u.created_at, u.updated_at, u.limits,
          (SELECT array_agg(p.permission ORDER BY p.permission COLLATE "C") FROM user_permissions p WHERE p.user_id = u.id) AS permissions
   FROM users u`;
 
@@ -34,6 +35,7 @@ const toRecord = (row: UserRow): UserRecord => ({
   mustChangePassword: row.must_change_password,
   tokenVersion: row.token_version,
   permissions: row.permissions ?? [],
+  limitsJson: row.limits,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -105,6 +107,10 @@ export class PostgresUserStore implements UserStore {
       [id, [...permissions], now],
       { lookup: true },
     );
+  }
+
+  async setLimits(id: string, limitsJson: string | null, now: number): Promise<void> {
+    await this.#sql.run('UPDATE users SET limits = $1, updated_at = $2 WHERE id = $3', [limitsJson, now, id], { lookup: true });
   }
 
   async setEnabled(id: string, enabled: boolean, now: number): Promise<void> {

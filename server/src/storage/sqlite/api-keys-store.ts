@@ -25,6 +25,7 @@ interface ApiKeyRow {
   rate_limit_max_failures: number | null;
   rate_limit_window_seconds: number | null;
   rate_limit_ban_seconds: number | null;
+  limits: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -32,7 +33,7 @@ interface ApiKeyRow {
 const SELECT_KEY = `
   SELECT k.key_hash, k.id, k.user_id, u.username AS owner_username, k.key_prefix, k.ciphertext, k.encryption_key_id,
          k.name, k.description, k.enabled, k.expires_at, k.last_used_at, k.model_permissions, k.permissions,
-         k.rate_limit_max_failures, k.rate_limit_window_seconds, k.rate_limit_ban_seconds, k.created_at, k.updated_at
+         k.rate_limit_max_failures, k.rate_limit_window_seconds, k.rate_limit_ban_seconds, k.limits, k.created_at, k.updated_at
   FROM api_keys k JOIN users u ON u.id = k.user_id`;
 const BY_DIGEST = `${SELECT_KEY} WHERE k.key_hash = ?`;
 const BY_ID = `${SELECT_KEY} WHERE k.id = ?`;
@@ -46,6 +47,7 @@ const columnOf: Record<Exclude<keyof ApiKeyChanges, 'rateLimit'>, string> = {
   expiresAt: 'expires_at',
   modelRestrictions: 'model_permissions',
   permissions: 'permissions',
+  limitsJson: 'limits',
 };
 
 const rateLimitColumnOf: Record<keyof KeyRateLimit, string> = {
@@ -94,8 +96,8 @@ export class SqliteApiKeyStore implements ApiKeyStore {
           this.#c.write,
           `INSERT INTO api_keys (id, user_id, key_hash, key_prefix, ciphertext, encryption_key_id, name, description,
              enabled, expires_at, last_used_at, model_permissions, permissions,
-             rate_limit_max_failures, rate_limit_window_seconds, rate_limit_ban_seconds, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, NULL, ?, ?, ?, ?, ?, ?, ?)`,
+             rate_limit_max_failures, rate_limit_window_seconds, rate_limit_ban_seconds, limits, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
           key.id,
           key.userId,
@@ -111,6 +113,7 @@ export class SqliteApiKeyStore implements ApiKeyStore {
           key.rateLimit.maxFailures,
           key.rateLimit.windowSeconds,
           key.rateLimit.banSeconds,
+          key.limitsJson ?? null,
           key.now,
           key.now,
         );
@@ -203,6 +206,7 @@ function toRecord(row: ApiKeyRow): ApiKeyRecord {
     modelRestrictions: stored.map((entry) => ({ type: entry.permission_type, value: entry.permission_value ?? null })),
     permissions: row.permissions === null ? null : (JSON.parse(row.permissions) as string[]),
     rateLimit: { maxFailures: row.rate_limit_max_failures, windowSeconds: row.rate_limit_window_seconds, banSeconds: row.rate_limit_ban_seconds },
+    limitsJson: row.limits,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -18,10 +18,11 @@ interface UserRow {
   created_at: number;
   updated_at: number;
   permissions: string | null;
+  limits: string | null;
 }
 
 const SELECT_USER = `
-  SELECT u.id, u.username, u.password_hash, u.enabled, u.must_change_password, u.token_version, u.created_at, u.updated_at,
+  SELECT u.id, u.username, u.password_hash, u.enabled, u.must_change_password, u.token_version, u.created_at, u.updated_at, u.limits,
     CASE WHEN EXISTS (SELECT 1 FROM oidc_identities i WHERE i.user_id = u.id) THEN 'oidc' ELSE u.source END AS source,
     (SELECT group_concat(permission, ' ') FROM user_permissions p WHERE p.user_id = u.id) AS permissions
   FROM users u`;
@@ -97,6 +98,12 @@ export class SqliteUserStore implements UserStore {
     });
   }
 
+  setLimits(id: string, limitsJson: string | null, now: number): Promise<void> {
+    return this.#c.gate.write(() => {
+      statement(this.#c.write, 'UPDATE users SET limits = ?, updated_at = ? WHERE id = ?').run(limitsJson, now, id);
+    });
+  }
+
   setEnabled(id: string, enabled: boolean, now: number): Promise<void> {
     return this.#c.gate.write(() => {
       statement(this.#c.write, 'UPDATE users SET enabled = ?, token_version = token_version + ?, updated_at = ? WHERE id = ?').run(
@@ -132,6 +139,7 @@ function toRecord(row: UserRow): UserRecord {
     mustChangePassword: row.must_change_password === 1,
     tokenVersion: row.token_version,
     permissions: row.permissions === null ? [] : row.permissions.split(' '),
+    limitsJson: row.limits,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
