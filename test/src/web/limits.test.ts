@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { Client } from '@svc/sdk';
 import { pollUntil, startServerProcess, type ServerProcess } from '@svc/server/testing';
@@ -21,6 +22,8 @@ import { launchChromium } from './browser.js';
 
 const ADMIN = { username: 'admin', password: 'a long admin passphrase for the limits test' };
 const CAROL = { username: 'carol', password: 'carol has a long passphrase as well' };
+/** docs/screenshots with SVC_UPDATE_SCREENSHOTS=1 (`npm run screenshots`), else none. */
+const screenshots = process.env['SVC_UPDATE_SCREENSHOTS'] === '1' ? fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url)) : null;
 
 describe('usage limits on the keys and users pages (Chromium against svc-local)', () => {
   let home = '';
@@ -143,6 +146,7 @@ describe('usage limits on the keys and users pages (Chromium against svc-local)'
     await assertNoAxeViolations(page, 'the limits dialog with the server refusal', '[role="dialog"]');
     assert.equal(await keyLimits('carol-laptop'), null, 'nothing stored');
     await limits.getByRole('textbox', { name: 'Tokens per minute', exact: true }).fill('500');
+    if (screenshots !== null) await page.screenshot({ path: join(screenshots, 'key-limits.png') });
     await limits.getByRole('button', { name: 'Save limits' }).click();
     await limits.waitFor({ state: 'detached' });
     await keyRow.getByText('500 tokens/min · echo: 10 requests/min').waitFor();
@@ -154,6 +158,11 @@ describe('usage limits on the keys and users pages (Chromium against svc-local)'
     );
     await assertNoAxeViolations(page, 'the keys page with limits');
     assert.deepEqual(await clippedTexts(page), []);
+    if (screenshots !== null) {
+      // The table as it opens (the saved dialog's button had scrolled it sideways).
+      await page.evaluate(`document.querySelectorAll('.mantine-ScrollArea-viewport').forEach((viewport) => { viewport.scrollLeft = 0; })`);
+      await page.screenshot({ path: join(screenshots, 'keys-limits.png'), fullPage: true, style: '.mantine-Notifications-root { display: none !important; }' });
+    }
   });
 
   it('sets limits on a new key in the create dialog, and removes them again', async () => {

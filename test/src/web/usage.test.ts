@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { Client } from '@svc/sdk';
 import { openStorage } from '@svc/server/internals';
@@ -23,6 +24,8 @@ const ADMIN = { username: 'admin', password: 'a long admin passphrase for the us
 const CAROL = { username: 'carol', password: 'carol has a long passphrase as well' };
 const DAVE = { username: 'dave', password: 'dave never called a model, not once' };
 const HOUR = 3_600_000;
+/** docs/screenshots with SVC_UPDATE_SCREENSHOTS=1 (`npm run screenshots`), else none. */
+const screenshots = process.env['SVC_UPDATE_SCREENSHOTS'] === '1' ? fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url)) : null;
 /** The start of the UTC hour `hours` before the current one. */
 const hourAgo = (hours: number) => Math.floor(Date.now() / HOUR) * HOUR - hours * HOUR;
 
@@ -138,6 +141,7 @@ describe('usage page (Chromium against svc-local)', () => {
     assert.deepEqual(await rowsOf('Usage by model'), ['echo | 2 | 0 | 50 | 50 | 100 | 200 ms | —', 'llama-3 | 8 | 1 | 1,400 | 280 | 1,680 | 200 ms | —']);
     await assertNoAxeViolations(page, 'the usage page');
     assert.deepEqual(await clippedTexts(page), []);
+    if (screenshots !== null) await page.screenshot({ path: join(screenshots, 'usage.png'), fullPage: true });
   });
 
   it('switches the chart to requests and shows its numbers as a table', async () => {

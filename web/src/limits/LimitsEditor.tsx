@@ -115,6 +115,7 @@ export function LimitsEditor({ value, onChange, errors, modes, explanation }: Li
               {draft.models.map((entry, index) => (
                 <Group key={index} gap="xs" align="flex-start" wrap="wrap">
                   <TextInput
+                    w={190}
                     label={`Model ${index + 1}`}
                     placeholder="The model's name in calls"
                     value={entry.model}
@@ -122,25 +123,34 @@ export function LimitsEditor({ value, onChange, errors, modes, explanation }: Li
                     error={errors[`models.${index}.model`]}
                   />
                   <NumberInput
-                    label={`Requests per minute, model ${index + 1}`}
+                    label="Requests per minute"
+                    aria-label={`Requests per minute, model ${index + 1}`}
                     placeholder="No limit"
-                    w={170}
+                    w={160}
                     {...numberProps}
                     value={entry.requestsPerMinute}
                     onChange={(next: NumberField) => updateModel(index, { requestsPerMinute: next })}
                     error={errors[`models.${index}.requestsPerMinute`]}
                   />
                   <NumberInput
-                    label={`Tokens per minute, model ${index + 1}`}
+                    label="Tokens per minute"
+                    aria-label={`Tokens per minute, model ${index + 1}`}
                     placeholder="No limit"
-                    w={170}
+                    w={160}
                     {...numberProps}
                     value={entry.tokensPerMinute}
                     onChange={(next: NumberField) => updateModel(index, { tokensPerMinute: next })}
                     error={errors[`models.${index}.tokensPerMinute`]}
                   />
-                  <Button variant="subtle" color="red" mt={24} onClick={() => update({ models: draft.models.filter((_, at) => at !== index) })}>
-                    Remove model {index + 1}
+                  <Button
+                    variant="subtle"
+                    color="red"
+                    mt={24}
+                    px="xs"
+                    aria-label={`Remove model ${index + 1}`}
+                    onClick={() => update({ models: draft.models.filter((_, at) => at !== index) })}
+                  >
+                    Remove
                   </Button>
                 </Group>
               ))}
