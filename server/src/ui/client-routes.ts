@@ -6,4 +6,4 @@
  * Adding a page to the web UI means adding its path here too (`web/src/pages/registry.tsx` lists them
  * on the client side; the browser test opens each one directly).
  */
-export const clientRoutes: readonly string[] = ['/', '/setup', '/login', '/users', '/keys', '/security', '/audit', '/playground'];
+export const clientRoutes: readonly string[] = ['/', '/setup', '/login', '/users', '/keys', '/security', '/audit', '/playground', '/usage'];

@@ -134,7 +134,7 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.getByRole('heading', { name: 'Models', exact: true }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/');
     const nav = page.getByRole('navigation', { name: 'Pages' });
-    assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Models', 'Playground', 'Users', 'API keys', 'Security', 'Audit']);
+    assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Models', 'Playground', 'Users', 'API keys', 'Usage', 'Security', 'Audit']);
     await waitForTitle('Models · svc');
     // The administrator's overview: one user, no key, nothing running yet, an intact chain.
     await page.getByTestId('overview-users').filter({ hasText: '1 (1 enabled)' }).waitFor();
@@ -726,13 +726,14 @@ describe('web UI (Chromium against svc-local)', () => {
     await page.getByRole('heading', { name: 'Log in to svc' }).waitFor();
   });
 
-  it('shows a user holding only keys:create just the keys page, and a clear message on a direct link elsewhere', async () => {
+  it('shows a user holding only keys:create just the keys page (and their own usage), and a clear message on a direct link elsewhere', async () => {
     await page.getByRole('textbox', { name: 'Username', exact: true }).fill(ALICE.username);
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill(ALICE.password);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL('**/keys');
     const nav = page.getByRole('navigation', { name: 'Pages' });
-    assert.deepEqual(await nav.getByRole('link').allTextContents(), ['API keys']);
+    // Usage needs no permission: everyone sees their own.
+    assert.deepEqual(await nav.getByRole('link').allTextContents(), ['API keys', 'Usage']);
     await page.getByRole('row').filter({ hasText: 'for-alice' }).waitFor();
     await page.getByRole('button', { name: 'Create key' }).click();
     const create = dialog('Create API key');
@@ -816,7 +817,7 @@ describe('web UI (Chromium against svc-local)', () => {
       await viewer.getByRole('textbox', { name: 'Password', exact: true }).fill(ALICE.password);
       await viewer.getByRole('button', { name: 'Log in' }).click();
       await viewer.getByRole('heading', { name: 'Models', exact: true }).waitFor();
-      assert.deepEqual(await viewer.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents(), ['Models']);
+      assert.deepEqual(await viewer.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents(), ['Models', 'Usage']);
       await viewer.getByRole('table', { name: 'Running models' }).getByRole('cell', { name: 'echo', exact: true }).first().waitFor();
       const reason = 'Launching and stopping models needs the models:write permission';
       for (const action of ['Launch model', 'Launch echo', 'Stop model echo']) {

@@ -20,11 +20,17 @@ export interface DataTableProps<Row> {
   rowKey(row: Row): string;
   empty: string;
   minWidth?: number;
+  /**
+   * For a table without controls in its cells: its scrolling area (sideways on a narrow screen) is
+   * a focusable region named by the caption, so a keyboard can reach and scroll it (WCAG 2.1.1).
+   */
+  focusableScroll?: boolean;
 }
 
-export function DataTable<Row>({ caption, columns, rows, rowKey, empty, minWidth = 900 }: DataTableProps<Row>) {
+export function DataTable<Row>({ caption, columns, rows, rowKey, empty, minWidth = 900, focusableScroll = false }: DataTableProps<Row>) {
+  const scrollAreaProps = focusableScroll ? { viewportProps: { tabIndex: 0, role: 'region', 'aria-label': caption } } : undefined;
   return (
-    <Table.ScrollContainer minWidth={minWidth}>
+    <Table.ScrollContainer minWidth={minWidth} {...(scrollAreaProps === undefined ? {} : { scrollAreaProps })}>
       <Table striped highlightOnHover verticalSpacing="xs">
         <caption className="visually-hidden">{caption}</caption>
         <Table.Thead>

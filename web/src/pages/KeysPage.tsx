@@ -2,7 +2,8 @@
  * API keys (`keys:create` for one's own, `keys:manage` for everyone's): create (the key is shown
  * once, with a copy button; expiry from presets or a date; the owner's permissions or fewer), the
  * list with prefix, owner, expiry, last use, status and permissions, enable or disable, narrow the
- * permissions, model restrictions and reveal (`keys:manage`), delete.
+ * permissions, model restrictions and reveal (`keys:manage`), usage limits (set on create or with
+ * "Limits") beside the key's use today and this month, delete.
  */
 import { Alert, Badge, Button, Code, CopyButton, Group, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
@@ -25,11 +26,16 @@ import { describeModelPermissions, ModelPermissionsEditor, toModelAccess, toMode
 import { PageHeader } from '../components/PageHeader.js';
 import { useDialog } from '../components/use-dialog.js';
 import { useAction, useSubmit } from '../components/use-submit.js';
+import { noUse, useCurrentUse } from '../limits/current-use.js';
+import { draftOf } from '../limits/limits-draft.js';
+import { LimitsDialog } from '../limits/LimitsDialog.js';
+import { LimitsEditor, limitsChoiceProblems, limitsToSend, type LimitsChoice } from '../limits/LimitsEditor.js';
+import { LimitsSummary } from '../limits/LimitsSummary.js';
 
 type Dialog =
   | { kind: 'create' }
   | { kind: 'created'; key: ApiKeyCreated }
-  | { kind: 'models' | 'permissions' | 'delete'; key: ApiKey }
+  | { kind: 'models' | 'permissions' | 'limits' | 'delete'; key: ApiKey }
   | { kind: 'revealed'; key: ApiKey; plaintext: string }
   | null;
 
@@ -51,6 +57,8 @@ export function KeysPage() {
   const me = useMe();
   const manages = holds(me.permissions, 'keys:manage');
   const keys = useLoader(() => client.keys.list());
+  const currentUse = useCurrentUse('key');
+  const readsAllUsage = holds(me.permissions, 'usage:read_all');
   const [dialog, setDialog] = useDialog<NonNullable<Dialog>>();
   const action = useAction();
   const close = () => setDialog(null);
@@ -85,6 +93,23 @@ export function KeysPage() {
     { header: 'Permissions', cell: (key) => <Text size="sm">{describeKeyPermissions(key.permissions)}</Text> },
     { header: 'Models', cell: (key) => <Text size="sm">{describeModelPermissions(key.model_permissions)}</Text> },
     {
+      header: 'Limits and use',
+      cell: (key) => (
+        <LimitsSummary
+          limits={key.limits}
+          none="None of its own (the owner's apply)"
+          use={currentUse.data === undefined ? undefined : (currentUse.data.get(key.id) ?? noUse)}
+          useHidden={
+            currentUse.error !== null
+              ? 'Use could not be loaded'
+              : key.user_id !== me.id && !readsAllUsage
+                ? "Use: seeing another user's needs usage:read_all"
+                : null
+          }
+        />
+      ),
+    },
+    {
       header: 'Actions',
       nowrap: true,
       cell: (key) => (
@@ -97,6 +122,9 @@ export function KeysPage() {
           </GuardedButton>
           <GuardedButton refusal={needsManage} onClick={() => setDialog({ kind: 'models', key })} aria-label={`Models of key ${key.name}`}>
             Models
+          </GuardedButton>
+          <GuardedButton refusal={null} onClick={() => setDialog({ kind: 'limits', key })} aria-label={`Limits of key ${key.name}`}>
+            Limits
           </GuardedButton>
           <GuardedButton
             refusal={needsManage ?? (key.revealable ? null : 'Stored under another encryption key: it cannot be revealed')}
@@ -130,8 +158,9 @@ export function KeysPage() {
         }
       />
       <ErrorAlert error={keys.error} title="Could not load the keys" />
+      <ErrorAlert error={currentUse.error} title="Could not load the keys' use (their limits are shown)" />
       <ErrorAlert error={action.error} />
-      <DataTable caption="API keys" columns={columns} rows={keys.data ?? []} rowKey={(key) => key.id} empty={keys.loading ? 'Loading…' : 'No API keys yet.'} minWidth={1200} />
+      <DataTable caption="API keys" columns={columns} rows={keys.data ?? []} rowKey={(key) => key.id} empty={keys.loading ? 'Loading…' : 'No API keys yet.'} minWidth={1400} />
       {dialog?.kind === 'create' && <CreateKeyDialog me={me} onClose={close} onCreated={async (key) => {
         setDialog({ kind: 'created', key });
         await keys.reload();
@@ -140,6 +169,20 @@ export function KeysPage() {
       {dialog?.kind === 'revealed' && <ShownOnceDialog title={`Key ${dialog.key.name}`} plaintext={dialog.plaintext} onClose={close} once={false} />}
       {dialog?.kind === 'models' && <ModelsDialog me={me} apiKey={dialog.key} onClose={close} onDone={keys.reload} />}
       {dialog?.kind === 'permissions' && <PermissionsDialog me={me} apiKey={dialog.key} onClose={close} onDone={keys.reload} />}
+      {dialog?.kind === 'limits' && (
+        <LimitsDialog
+          title={`Limits of key ${dialog.key.name}`}
+          limits={dialog.key.limits}
+          modes={keyLimitModes}
+          explanation={keyLimitExplanations}
+          onClose={close}
+          onSave={async (limits) => {
+            await client.keys.setLimits(dialog.key.id, limits);
+            notifications.show({ color: 'green', message: `Limits of key ${dialog.key.name} saved` });
+            await Promise.all([keys.reload(), currentUse.reload()]);
+          }}
+        />
+      )}
       <ConfirmDialog
         opened={dialog?.kind === 'delete'}
         title="Delete API key"
@@ -157,6 +200,14 @@ export function KeysPage() {
     </Stack>
   );
 }
+
+/** The limit choices of a key and what each means. */
+const keyLimitModes = { none: 'None of its own', custom: 'Set limits' };
+const keyLimitExplanations = {
+  default: "The server's default for new keys (Security settings), lowered to the owner's limits.",
+  none: "No limits of its own: only the owner's limits apply to its calls.",
+  custom: "These limits apply to the key's calls, on top of the owner's; none may exceed the owner's.",
+};
 
 /** The running models to pick a key's model restrictions from (none without `models:list`). */
 function useRunningModels(me: Me) {
@@ -178,10 +229,13 @@ function CreateKeyDialog({ me, onClose, onCreated }: { me: Me; onClose(): void; 
   const [access, setAccess] = useState<ModelAccess>({ mode: 'all' });
   const [permissions, setPermissions] = useState<KeyPermissions>({ mode: 'owner' });
   const [permissionsError, setPermissionsError] = useState<string | null>(null);
+  const [limits, setLimits] = useState<LimitsChoice>({ mode: 'default', draft: draftOf(null) });
+  const [limitsErrors, setLimitsErrors] = useState<Record<string, string>>({});
   const running = useRunningModels(me);
   const submit = useSubmit(async (values: typeof form.values) => {
     const expiresAt = expiryOf(values.expiry, values.expiryDate, new Date());
     const narrowed = fromKeyPermissions(permissions);
+    const sentLimits = limitsToSend(limits);
     const created = await client.keys.create({
       name: values.name.trim(),
       ...(values.description.trim() === '' ? {} : { description: values.description.trim() }),
@@ -189,13 +243,16 @@ function CreateKeyDialog({ me, onClose, onCreated }: { me: Me; onClose(): void; 
       model_permissions: toModelPermissions(access),
       ...(narrowed === null ? {} : { permissions: narrowed }),
       ...(values.owner === me.id ? {} : { owner: values.owner }),
+      ...(sentLimits === undefined ? {} : { limits: sentLimits }),
     });
     await onCreated(created);
   });
   const onSubmit = form.onSubmit((values) => {
     const problem = keyPermissionsProblem(permissions);
+    const limitProblems = limitsChoiceProblems(limits);
     setPermissionsError(problem);
-    if (problem === null) void submit.run(values);
+    setLimitsErrors(limitProblems);
+    if (problem === null && Object.keys(limitProblems).length === 0) void submit.run(values);
   });
   return (
     <FormDialog opened title="Create API key" submitLabel="Create" size="lg" busy={submit.busy} error={submit.error} onClose={onClose} onSubmit={onSubmit}>
@@ -238,6 +295,16 @@ function CreateKeyDialog({ me, onClose, onCreated }: { me: Me; onClose(): void; 
       />
       <ModelPermissionsEditor value={access} onChange={setAccess} runningModels={running.data ?? []} />
       <ErrorAlert error={running.error} title="Could not load the running models (a UID can still be typed)" />
+      <LimitsEditor
+        value={limits}
+        onChange={(value) => {
+          setLimits(value);
+          setLimitsErrors({});
+        }}
+        errors={limitsErrors}
+        modes={{ default: 'Server default', ...keyLimitModes }}
+        explanation={keyLimitExplanations}
+      />
     </FormDialog>
   );
 }

@@ -19,6 +19,7 @@ const PlaygroundPage = lazy(() => import('./PlaygroundPage.js').then((module) =>
 const UsersPage = lazy(() => import('./UsersPage.js').then((module) => ({ default: module.UsersPage })));
 const KeysPage = lazy(() => import('./KeysPage.js').then((module) => ({ default: module.KeysPage })));
 const SecurityPage = lazy(() => import('./SecurityPage.js').then((module) => ({ default: module.SecurityPage })));
+const UsagePage = lazy(() => import('./UsagePage.js').then((module) => ({ default: module.UsagePage })));
 const AuditPage = lazy(() => import('./AuditPage.js').then((module) => ({ default: module.AuditPage })));
 
 /** One page of the app. */
@@ -41,6 +42,8 @@ export const pages: readonly PageDefinition[] = [
   { path: '/playground', label: 'Playground', anyOf: ['models:read'], component: PlaygroundPage },
   { path: '/users', label: 'Users', anyOf: ['users:manage'], component: UsersPage },
   { path: '/keys', label: 'API keys', anyOf: ['keys:create', 'keys:manage'], component: KeysPage },
+  // Everyone may see their own usage (no permission needed); `usage:read_all` shows everyone's.
+  { path: '/usage', label: 'Usage', anyOf: [], component: UsagePage },
   { path: '/security', label: 'Security', anyOf: ['admin'], component: SecurityPage },
   { path: '/audit', label: 'Audit', anyOf: ['admin'], component: AuditPage },
 ];
