@@ -18,7 +18,7 @@ import { Client } from '@svc/sdk';
 import { pollUntil, startServerProcess, type ServerProcess } from '@svc/server/testing';
 import type { Browser, Page } from 'playwright-core';
 import { assertNoAxeViolations, clippedTexts, focusedControl } from './accessibility.js';
-import { launchChromium } from './browser.js';
+import { launchChromium, watchPage } from './browser.js';
 
 const ADMIN = { username: 'admin', password: 'a long admin passphrase for the limits test' };
 const CAROL = { username: 'carol', password: 'carol has a long passphrase as well' };
@@ -75,13 +75,7 @@ describe('usage limits on the keys and users pages (Chromium against svc-local)'
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' });
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    page.on('console', (message) => {
-      if (message.type() !== 'error') return;
-      const refused = /^Failed to load resource: the server responded with a status of (\d+)/.exec(message.text());
-      if (refused === null) problems.push(message.text());
-      else refusals.add(`${refused[1]} ${new URL(message.location().url).pathname}`);
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    watchPage(page, { problems, refusals });
     await page.goto(`${server.baseUrl}/login`);
     await page.getByRole('textbox', { name: 'Username', exact: true }).fill(ADMIN.username);
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill(ADMIN.password);

@@ -22,7 +22,7 @@ import { Client, RateLimitError } from '@svc/sdk';
 import { pollUntil, startServerProcess, type ServerProcess } from '@svc/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { assertNoAxeViolations, clippedTexts, focusedControl } from './accessibility.js';
-import { launchChromium } from './browser.js';
+import { launchChromium, watchPage } from './browser.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const ADMIN = { username: 'admin', password: 'a long admin passphrase for the ui test' };
@@ -73,14 +73,7 @@ describe('web UI (Chromium against svc-local)', () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' });
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    // A CSP violation or a script error would mean the page does not work as served.
-    page.on('console', (message) => {
-      if (message.type() !== 'error') return;
-      const refused = /^Failed to load resource: the server responded with a status of (\d+)/.exec(message.text());
-      if (refused === null) problems.push(message.text());
-      else refusals.add(`${refused[1]} ${new URL(message.location().url).pathname}`);
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    watchPage(page, { problems, refusals });
   });
 
   afterAll(async () => {

@@ -18,7 +18,7 @@ import { openStorage } from '@svc/server/internals';
 import { pollUntil, startServerProcess, storageConfigOfHome, type ServerProcess } from '@svc/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { assertNoAxeViolations, clippedTexts, focusedControl } from './accessibility.js';
-import { launchChromium } from './browser.js';
+import { launchChromium, watchPage } from './browser.js';
 
 const ADMIN = { username: 'admin', password: 'a long admin passphrase for the usage test' };
 const CAROL = { username: 'carol', password: 'carol has a long passphrase as well' };
@@ -105,13 +105,7 @@ describe('usage page (Chromium against svc-local)', () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce', acceptDownloads: true });
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    page.on('console', (message) => {
-      if (message.type() !== 'error') return;
-      const refused = /^Failed to load resource: the server responded with a status of (\d+)/.exec(message.text());
-      if (refused === null) problems.push(message.text());
-      else refusals.add(`${refused[1]} ${new URL(message.location().url).pathname}`);
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    watchPage(page, { problems, refusals });
   });
 
   afterAll(async () => {

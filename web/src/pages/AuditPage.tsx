@@ -7,7 +7,7 @@
  * unless the "Show page loads" switch is on. `?range=24h&status=login_failed&event_type=…` in the URL
  * sets the first range and filters (the home page's overview links here that way).
  */
-import { Alert, Badge, Button, Code, Group, Modal, MultiSelect, Autocomplete, Pagination, Paper, SegmentedControl, Select, SimpleGrid, Stack, Switch, Text, TextInput, Anchor } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Modal, MultiSelect, Autocomplete, Pagination, Paper, SegmentedControl, Select, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import type { AuditFilterOptions, AuditFilters, AuditRecord, AuditVerification } from '@svc/sdk';
 import { useEffect, useMemo, useRef, useState } from 'react';
@@ -19,6 +19,7 @@ import { DataTable, type Column } from '../components/DataTable.js';
 import { ErrorAlert } from '../components/ErrorAlert.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { useDialog } from '../components/use-dialog.js';
+import { fileStamp, useGeneratedDownload } from '../components/use-generated-download.js';
 import { describeAction, pageLoadActions } from '../audit/readable-actions.js';
 
 const presets = [
@@ -377,12 +378,6 @@ function ChainStatus({ verification, error, loading, onVerify }: { verification:
   );
 }
 
-/** The file a download link points at. */
-interface Download {
-  url: string;
-  name: string;
-}
-
 const formats = {
   csv: { label: 'CSV', type: 'text/csv', extension: 'csv' },
   jsonl: { label: 'JSON Lines', type: 'application/x-ndjson', extension: 'jsonl' },
@@ -395,14 +390,7 @@ const formats = {
 function ExportButtons({ filters }: { filters: AuditFilters }) {
   const [busy, setBusy] = useState<keyof typeof formats | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const [download, setDownload] = useState<Download | null>(null);
-  const link = useRef<HTMLAnchorElement>(null);
-  useEffect(() => () => {
-    if (download !== null) URL.revokeObjectURL(download.url);
-  }, [download]);
-  useEffect(() => {
-    link.current?.click();
-  }, [download]);
+  const download = useGeneratedDownload();
 
   const run = async (format: keyof typeof formats) => {
     setBusy(format);
@@ -410,8 +398,7 @@ function ExportButtons({ filters }: { filters: AuditFilters }) {
     try {
       const stream = await client.audit.export(format, filters);
       const blob = new Blob([await new Response(stream).blob()], { type: formats[format].type });
-      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      setDownload({ url: URL.createObjectURL(blob), name: `svc-audit-${stamp}.${formats[format].extension}` });
+      download.offer(blob, `svc-audit-${fileStamp()}.${formats[format].extension}`);
     } catch (caught) {
       setError(caught);
     } finally {
@@ -427,11 +414,7 @@ function ExportButtons({ filters }: { filters: AuditFilters }) {
           </Button>
         ))}
       </Group>
-      {download !== null && (
-        <Anchor ref={link} href={download.url} download={download.name} size="sm">
-          Download {download.name}
-        </Anchor>
-      )}
+      {download.link}
       {error !== null && (
         <Text size="sm" c="red" role="alert">
           The export failed: {describeError(error)}

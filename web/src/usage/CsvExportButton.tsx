@@ -3,28 +3,17 @@
  * same query), offered as a download link that the page also follows at once. A failure is shown
  * in words beside the button.
  */
-import { Anchor, Button, Group, Stack, Text } from '@mantine/core';
+import { Button, Group, Stack, Text } from '@mantine/core';
 import type { UsageQuery } from '@svc/sdk';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { client } from '../api/client.js';
 import { describeError } from '../api/describe-error.js';
-
-interface Download {
-  url: string;
-  name: string;
-}
+import { fileStamp, useGeneratedDownload } from '../components/use-generated-download.js';
 
 export function CsvExportButton({ query, disabled }: { query: UsageQuery | null; disabled: boolean }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [download, setDownload] = useState<Download | null>(null);
-  const link = useRef<HTMLAnchorElement>(null);
-  useEffect(() => () => {
-    if (download !== null) URL.revokeObjectURL(download.url);
-  }, [download]);
-  useEffect(() => {
-    link.current?.click();
-  }, [download]);
+  const download = useGeneratedDownload();
 
   const run = async () => {
     if (query === null) return;
@@ -32,8 +21,7 @@ export function CsvExportButton({ query, disabled }: { query: UsageQuery | null;
     setError(null);
     try {
       const csv = await client.usage.exportCsv(query);
-      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      setDownload({ url: URL.createObjectURL(new Blob([csv], { type: 'text/csv' })), name: `svc-usage-${stamp}.csv` });
+      download.offer(new Blob([csv], { type: 'text/csv' }), `svc-usage-${fileStamp()}.csv`);
     } catch (caught) {
       setError(caught);
     } finally {
@@ -47,11 +35,7 @@ export function CsvExportButton({ query, disabled }: { query: UsageQuery | null;
           Download CSV
         </Button>
       </Group>
-      {download !== null && (
-        <Anchor ref={link} href={download.url} download={download.name} size="sm">
-          Download {download.name}
-        </Anchor>
-      )}
+      {download.link}
       {error !== null && (
         <Text size="sm" c="red.9" role="alert">
           The export failed: {describeError(error)} Try again, or choose another range.
