@@ -1,7 +1,8 @@
 /**
  * Builds the server as a pipeline of named steps, in the order a request meets them: storage,
- * services, the Fastify instance, error handling, the global guards, the routes (each with its
- * `authorize` hook), the audit hooks and the web UI. `buildApp` never listens; `bin/svc-local` does.
+ * the Fastify instance (first, so that composing logs through its logger), the services, error
+ * handling, the global guards, the routes (each with its `authorize` hook), the audit hooks and the
+ * web UI. `buildApp` never listens; `bin/svc-local` does.
  */
 import type { FastifyInstance } from 'fastify';
 import { authorize } from './app/authorize.js';
@@ -78,8 +79,12 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   try {
     // One compiler for request bodies and for model family definitions sent as JSON text.
     const bodyCompiler = new SchemaCompiler({ coerceTypes: false });
+    const trust = trustedProxyFunction(config.trustedProxies);
+    // First, so that composing already logs through the app's logger.
+    const app = createFastifyInstance({ trust, logSink, level });
     services = await composeServices(config, storage, clock, {
       logSink,
+      log: app.log,
       bodyCompiler,
       processMetrics: options.processMetrics ?? true,
       withAudit: options.withoutAuditForBenchmark !== true,
@@ -87,9 +92,6 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
       backgroundWrites: options.backgroundWrites ?? new BackgroundWrites(),
       replaceSecretFingerprints: options.replaceSecretFingerprints === true,
     });
-    const trust = trustedProxyFunction(config.trustedProxies);
-    const app = createFastifyInstance({ trust, logSink, level });
-    for (const warning of services.startUpWarnings) app.log.warn(warning);
     await registerCors(app, config.corsOrigins);
     let uiNotFoundPage: UiNotFoundPage | null = null;
     registerErrors(app, services, () => uiNotFoundPage);

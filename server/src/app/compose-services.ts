@@ -1,5 +1,5 @@
 /**
- * Pipeline step 1: the services of one server, over its storage and clock. Loads (or creates) the
+ * Pipeline step 2: the services of one server, over its storage and clock. Loads (or creates) the
  * secrets and checks them against the fingerprints the database recorded, builds every service,
  * and wires the brute-force listeners (audit trail, metrics).
  */
@@ -21,6 +21,7 @@ import { ModelService } from '../models/model-service.js';
 import { UpstreamEngine } from '../models/upstream-engine.js';
 import { parseUpstreamAllowList, UpstreamPolicy } from '../models/upstream-policy.js';
 import { OidcService } from '../oidc/oidc-service.js';
+import type { FastifyBaseLogger } from 'fastify';
 import type { LogSink } from '../observability/log-buffer.js';
 import { changeListenerReport } from '../observability/change-listener-report.js';
 import { ServerMetrics } from '../observability/metrics.js';
@@ -38,6 +39,8 @@ import { checkSecretFingerprints } from './secret-fingerprints.js';
 /** What composing needs besides the configuration, the storage and the clock. */
 export interface CompositionOptions {
   logSink: LogSink;
+  /** The app's logger (writing to `logSink`): start-up warnings and background failures go there. */
+  log: FastifyBaseLogger;
   /** The compiler of request bodies, shared with model family definitions sent as JSON text. */
   bodyCompiler: SchemaCompiler;
   processMetrics: boolean;
@@ -54,8 +57,6 @@ export interface ComposedServices extends Services {
   authenticator: Authenticator;
   upstream: UpstreamEngine;
   backgroundWrites: BackgroundWrites;
-  /** What composing wants logged once the logger exists (a secret generated anew, fingerprints replaced). */
-  startUpWarnings: string[];
   /** This process's metered model calls on their way to the usage totals (flushed on a timer and at shutdown). */
   usageRecorder: UsageRecorder;
   /** Deletes usage totals past their retention and expired limit counters (at start-up and hourly). */
@@ -87,14 +88,13 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
   if (jwtSecret === encryptionSecret) {
     throw new ConfigError('the JWT signing secret and the API key encryption key must differ');
   }
-  const startUpWarnings: string[] = [];
   await checkSecretFingerprints(
     storage.secretFingerprints,
     [
       { name: 'jwt_signing', label: 'JWT signing secret', source: config.jwtSecret, ...jwt },
       { name: 'encryption', label: 'API key encryption key', source: config.encryptionKey, ...encryptionKey },
     ],
-    { replace: options.replaceSecretFingerprints, now: clock.now(), warn: (message) => startUpWarnings.push(message) },
+    { replace: options.replaceSecretFingerprints, now: clock.now(), warn: (message) => options.log.warn(message) },
   );
   logSink.redactor.addSecret(jwtSecret);
   logSink.redactor.addSecret(encryptionSecret);
@@ -117,9 +117,7 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
   trail?.onDrop((count) => metrics.recordAuditDropped(count));
   for (const listener of options.bruteForceListeners) bruteForce.addListener(listener);
   const usageRecorder = new UsageRecorder(storage.usage, clock, {
-    // A pino-shaped warning line (level 40), like the app's own log lines.
-    onError: (error) =>
-      logSink.write(JSON.stringify({ level: 40, time: clock.now(), msg: 'usage totals could not be written; they are kept and written later', err: { message: (error as Error).message } })),
+    onError: (error) => options.log.warn({ err: error }, 'usage totals could not be written; they are kept and written later'),
   });
   const usageLimiter = new UsageLimiter(storage.usage.counters, clock);
   const modelCallLimits = new ModelCallLimits(usageLimiter, usageRecorder, clock, { metrics: new UsageMetrics(metrics.registry) });
@@ -134,7 +132,6 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
     authenticator: new Authenticator(storage, accessTokens, clock, options.backgroundWrites),
     upstream,
     backgroundWrites: options.backgroundWrites,
-    startUpWarnings,
     users: new UserService(storage, config, clock),
     sessions,
     oidc: config.oidc === null ? null : new OidcService(config.oidc, storage, sessions, trail, clock),

@@ -1,5 +1,5 @@
 /**
- * Pipeline step 2: the Fastify instance: its options (trusted proxies, body limit, request ids, no
+ * Pipeline step 1: the Fastify instance: its options (trusted proxies, body limit, request ids, no
  * implicit HEAD routes, no per-request log lines), the request decorations and the content types.
  */
 import { randomUUID } from 'node:crypto';
