@@ -13,7 +13,6 @@ export function registerAuditHooks(app: FastifyInstance, services: Pick<Services
   const trail = services.audit.trail;
   if (trail === null) return;
   const { clock } = services;
-  trail.useLogger(app.log);
   app.addHook('onResponse', (request, reply, done) => {
     if (auditContext(request).record !== false) trail.enqueue(requestEntry(request, reply, clock.now()));
     done();

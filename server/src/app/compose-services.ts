@@ -105,7 +105,7 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
   const upstream = new UpstreamEngine(config.upstreamTimeoutMs, upstreamPolicy);
   const bruteForce = new BruteForceService(storage, clock);
   const writeMode = storage.backend === 'sqlite' ? { thread: true as const, databasePath: config.databasePath } : { thread: false as const };
-  const trail = options.withAudit ? new AuditTrail(storage.audit, config.auditRetentionDays, writeMode, clock) : null;
+  const trail = options.withAudit ? new AuditTrail(storage.audit, config.auditRetentionDays, writeMode, clock, { log: options.log }) : null;
   if (trail !== null) bruteForce.addListener(trail);
   const hasListener = storage.changes.listenerStatus() !== null;
   const metrics = new ServerMetrics({

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
 import { describe, it } from 'vitest';
 import { ServerMetrics } from '../observability/metrics.js';
-import { ManualClock } from '../runtime/clock.js';
+import { ManualClock, systemClock } from '../runtime/clock.js';
 import type { AuditStore } from '../storage/port/audit.js';
 import { SqliteStorage } from '../storage/sqlite/sqlite-storage.js';
 import { appendEntries } from './audit-entry.js';
@@ -95,8 +96,7 @@ describe('AuditTrail with its writer thread', () => {
     await withStorage(async (storage, databasePath) => {
       const errors: unknown[] = [];
       const log = { error: (...args: unknown[]) => errors.push(args), warn: () => undefined, info: () => undefined, debug: () => undefined };
-      const trail = new AuditTrail(storage.audit, 90, { thread: true, databasePath });
-      trail.useLogger(log as unknown as Parameters<AuditTrail['useLogger']>[0]);
+      const trail = new AuditTrail(storage.audit, 90, { thread: true, databasePath }, systemClock, { log: log as unknown as FastifyBaseLogger });
       for (let i = 0; i < 5; i += 1) trail.recordEvent({ event_type: 'threaded', action: `a${i}`, status: 'success' });
       await trail.flush();
       await trail.close();

@@ -90,6 +90,8 @@ export type AuditWriteMode = { thread: true; databasePath: string } | { thread: 
 export interface AuditTrailOptions {
   /** The most records held in memory before new ones are dropped. @default {@link MAX_QUEUED} */
   maxQueued?: number;
+  /** Where write failures are logged. @default nowhere */
+  log?: FastifyBaseLogger;
 }
 
 /** Told how many records were just dropped because the writer fell behind. */
@@ -110,7 +112,7 @@ export class AuditTrail implements BruteForceListener {
   /** Batches being written on this thread. */
   readonly #writingHere = new Set<Promise<void>>();
   #worker: Worker | null;
-  #log: FastifyBaseLogger | null = null;
+  readonly #log: FastifyBaseLogger | null;
   /** Canonical encodings waiting to be sent. */
   #queue: string[] = [];
   #timer: NodeJS.Timeout | null = null;
@@ -139,6 +141,7 @@ export class AuditTrail implements BruteForceListener {
     this.#retentionDays = retentionDays;
     this.#clock = clock;
     this.#maxQueued = options.maxQueued ?? MAX_QUEUED;
+    this.#log = options.log ?? null;
     if (mode.thread) {
       this.#worker = startWorker(siblingModule('./audit-writer-thread', import.meta.url), { workerData: { databasePath: mode.databasePath } });
       this.#worker.on('message', (reply: WriterReply) => this.#settle(reply));
@@ -148,11 +151,6 @@ export class AuditTrail implements BruteForceListener {
     } else {
       this.#worker = null;
     }
-  }
-
-  /** Where write failures are logged. */
-  useLogger(log: FastifyBaseLogger): void {
-    this.#log = log;
   }
 
   /** Is told of every drop (the metrics count them). */
