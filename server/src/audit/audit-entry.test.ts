@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { csvField, csvHeader } from './audit-format.js';
-import { canonicalEncoding, chainHash, cleanText, GENESIS_HASH } from './audit-entry.js';
+import { auditFields, canonicalEncoding, chainHash, cleanText, entryFromEncoding, GENESIS_HASH, type AuditEntry } from './audit-entry.js';
 import { eventEntry } from './audit-trail.js';
 import { parseAuditTime, parseTimeRange } from './time-range.js';
 
@@ -21,6 +21,13 @@ describe('audit records', () => {
     assert.notEqual(chainHash(first, entry), first, 'covers the previous hash');
     assert.notEqual(chainHash(GENESIS_HASH, { ...entry, status: 'error' }), first, 'covers the fields');
     assert.equal(JSON.parse(canonicalEncoding(entry)).length, 24);
+  });
+
+  it('read every field back from a canonical encoding, each in its own place', () => {
+    // A distinct value per field: a field read from another field's place shows.
+    const entry = Object.fromEntries(auditFields.map((field, index) => [field, `${field}-${index}`])) as unknown as AuditEntry;
+    assert.deepEqual(entryFromEncoding(canonicalEncoding(entry)), entry);
+    assert.deepEqual(Object.keys(entryFromEncoding(canonicalEncoding(entry))), [...auditFields]);
   });
 });
 

@@ -62,10 +62,22 @@ export function hashEncoded(previousHash: string, encoding: string): string {
   return hash('sha256', `${previousHash}\n${encoding}`, 'hex');
 }
 
-/** The entry a canonical encoding holds (what the writer thread receives). */
+/** A canonical encoding, parsed: each field's value at its place in {@link auditFields}. */
+type EncodedEntry = { readonly [I in keyof typeof auditFields]: (typeof auditFields)[I] extends keyof AuditEntry ? AuditEntry[(typeof auditFields)[I]] : never };
+
+/**
+ * The entry a canonical encoding holds (what the writer thread receives). Spelled out field by field:
+ * the writer runs this for every record, and a literal is several times cheaper than building the
+ * object from {@link auditFields} (the type checks that every field is there).
+ */
 export function entryFromEncoding(encoding: string): AuditEntry {
-  const values = JSON.parse(encoding) as unknown[];
-  return Object.fromEntries(auditFields.map((field, index) => [field, values[index] ?? null])) as unknown as AuditEntry;
+  const v = JSON.parse(encoding) as EncodedEntry;
+  return {
+    timestamp: v[0], event_type: v[1], category: v[2], auth_type: v[3], user_id: v[4], username: v[5], api_key_id: v[6],
+    api_key_name: v[7], api_key_prefix: v[8], model_id: v[9], model_name: v[10], model_type: v[11], method: v[12], route: v[13],
+    endpoint: v[14], action: v[15], target: v[16], status: v[17], http_status: v[18], reason: v[19], request_id: v[20],
+    latency_ms: v[21], client_ip: v[22], details: v[23],
+  };
 }
 
 /** A record to append, from its canonical encoding. */

@@ -8,9 +8,19 @@ import { isUnlimited, limitsToWire, type UsageLimits } from '../limits/usage-lim
 
 type Schemas = components['schemas'];
 
+/** Recent {@link isoTime} answers: the same few times (a caller's `created_at`, …) are formatted on every call. */
+const recentIsoTimes = new Map<number, string>();
+const RECENT_ISO_TIMES = 4096;
+
 /** An epoch-millisecond time as an ISO 8601 UTC string. */
 export function isoTime(epochMs: number): string {
-  return new Date(epochMs).toISOString();
+  let iso = recentIsoTimes.get(epochMs);
+  if (iso === undefined) {
+    iso = new Date(epochMs).toISOString();
+    if (recentIsoTimes.size >= RECENT_ISO_TIMES) recentIsoTimes.clear();
+    recentIsoTimes.set(epochMs, iso);
+  }
+  return iso;
 }
 
 function isoOrNull(epochMs: number | null): string | null {
