@@ -73,29 +73,37 @@ export async function composeServices(config: ServerConfig, storage: Storage, cl
   // Every host of a PostgreSQL deployment must hold the same secrets: they are given, never generated (docs/deployment.md).
   const shared = storage.backend === 'postgres';
   const sharedReason = 'svc on PostgreSQL (SVC_DATABASE_URL) never generates secrets, because every host must use the same ones; set SVC_AUTH_JWT_SECRET_KEY and SVC_AUTH_ENCRYPTION_KEY to the same values on every host';
-  const jwt = loadSecret(config.jwtSecret, { label: 'JWT signing secret', mayGenerate: !shared, missingReason: sharedReason });
-  const storedKeys = await storage.keys.count();
-  const encryptionKey = loadSecret(config.encryptionKey, {
-    label: 'API key encryption key',
-    mayGenerate: !shared && storedKeys === 0,
-    missingReason: shared
-      ? sharedReason
-      : `${storedKeys} API keys are stored encrypted with it. Restore the file, or set SVC_AUTH_ENCRYPTION_KEY to a new key ` +
-        '(existing keys keep authenticating but can no longer be revealed)',
+  // Loaded and checked under the database's write lock: a process that finds a secret file another
+  // one just generated also finds the fingerprint that process recorded for it (SQLite; on
+  // PostgreSQL secrets are only ever given, so nothing is generated there).
+  const warnings: string[] = [];
+  const { jwt, encryptionKey } = await storage.transaction(async (tx) => {
+    const loadedJwt = loadSecret(config.jwtSecret, { label: 'JWT signing secret', mayGenerate: !shared, missingReason: sharedReason });
+    const storedKeys = await tx.keys.count();
+    const loadedEncryptionKey = loadSecret(config.encryptionKey, {
+      label: 'API key encryption key',
+      mayGenerate: !shared && storedKeys === 0,
+      missingReason: shared
+        ? sharedReason
+        : `${storedKeys} API keys are stored encrypted with it. Restore the file, or set SVC_AUTH_ENCRYPTION_KEY to a new key ` +
+          '(existing keys keep authenticating but can no longer be revealed)',
+    });
+    if (loadedJwt.value === loadedEncryptionKey.value) {
+      throw new ConfigError('the JWT signing secret and the API key encryption key must differ');
+    }
+    await checkSecretFingerprints(
+      tx.secretFingerprints,
+      [
+        { name: 'jwt_signing', label: 'JWT signing secret', source: config.jwtSecret, ...loadedJwt },
+        { name: 'encryption', label: 'API key encryption key', source: config.encryptionKey, ...loadedEncryptionKey },
+      ],
+      { replace: options.replaceSecretFingerprints, now: clock.now(), warn: (message) => warnings.push(message) },
+    );
+    return { jwt: loadedJwt, encryptionKey: loadedEncryptionKey };
   });
+  for (const warning of warnings) options.log.warn(warning);
   const jwtSecret = jwt.value;
   const encryptionSecret = encryptionKey.value;
-  if (jwtSecret === encryptionSecret) {
-    throw new ConfigError('the JWT signing secret and the API key encryption key must differ');
-  }
-  await checkSecretFingerprints(
-    storage.secretFingerprints,
-    [
-      { name: 'jwt_signing', label: 'JWT signing secret', source: config.jwtSecret, ...jwt },
-      { name: 'encryption', label: 'API key encryption key', source: config.encryptionKey, ...encryptionKey },
-    ],
-    { replace: options.replaceSecretFingerprints, now: clock.now(), warn: (message) => options.log.warn(message) },
-  );
   logSink.redactor.addSecret(jwtSecret);
   logSink.redactor.addSecret(encryptionSecret);
   const accessTokens = new AccessTokens(jwtSecret, config.accessTokenTtlSeconds, clock);

@@ -4,7 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'vitest';
-import { ConfigError } from '../config.js';
+import { buildApp } from '../app.js';
+import { ConfigError, loadConfig } from '../config.js';
 import { SqliteStorage } from '../storage/sqlite/sqlite-storage.js';
 import { checkSecretFingerprints, type HeldSecret } from './secret-fingerprints.js';
 
@@ -78,5 +79,25 @@ describe('checkSecretFingerprints', () => {
     assert.match(warnings.at(-1) ?? '', /--replace-secret-fingerprints/);
     await check([held('encryption', rotated)]);
     await assert.rejects(check([held('encryption', old)]), /the API key encryption key given by the file \/home\/svc\/auth\/encryption_key is not the one/);
+  });
+});
+
+describe('secret fingerprints when several servers start together on SQLite', () => {
+  it('Should start every one after the JWT secret file was lost: the check runs under the write lock, so none reads the new file before its fingerprint', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'svc-fingerprints-race-'));
+    try {
+      await (await buildApp(loadConfig({ SVC_HOME: home }))).close();
+      const jwtFile = join(home, 'auth', 'jwt_secret_key');
+      await rm(jwtFile);
+      // In one process their awaits interleave turn by turn: without the lock, a later one read the
+      // file the first had just generated and claimed the old fingerprint before the first replaced it.
+      const starts = await Promise.allSettled([1, 2, 3, 4].map(() => buildApp(loadConfig({ SVC_HOME: home }))));
+      const apps = starts.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
+      await Promise.all(apps.map((app) => app.close()));
+      const refusals = starts.flatMap((start) => (start.status === 'rejected' ? [String(start.reason)] : []));
+      assert.deepEqual(refusals, []);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });

@@ -76,7 +76,7 @@ export interface Storage {
  * and `BruteForceStore.lockCounter` take effect (PostgreSQL: `FOR UPDATE` / `FOR SHARE`; SQLite:
  * nothing to do, `BEGIN IMMEDIATE` already holds the database).
  */
-export type StorageTx = Pick<Storage, 'users' | 'keys' | 'sessions' | 'bruteForce' | 'settings' | 'models' | 'families' | 'oidc'>;
+export type StorageTx = Pick<Storage, 'users' | 'keys' | 'sessions' | 'bruteForce' | 'settings' | 'models' | 'families' | 'oidc' | 'secretFingerprints'>;
 
 /** Options of {@link Storage.transaction}. */
 export interface TransactionOptions {

@@ -171,6 +171,7 @@ export class PostgresStorage implements Storage {
       models: new PostgresModelStore(sql),
       families: new PostgresModelFamilyStore(sql),
       oidc: new PostgresOidcStore(sql),
+      secretFingerprints: new PostgresSecretFingerprintStore(sql),
     };
   }
 }

@@ -130,6 +130,7 @@ export class SqliteStorage implements Storage {
       models: bound.models,
       families: bound.families,
       oidc: bound.oidc,
+      secretFingerprints: bound.secretFingerprints,
     };
   }
 
