@@ -1,14 +1,16 @@
 /**
  * Does key verification slow down as keys pile up? Stores 100 and then 1,000,000 keys in a real
- * SQLite file and times the verification of a presented key without the in-process cache (format
- * and checksum check, SHA-256, indexed lookup) for keys spread over the whole table, after one
- * warm-up pass over the sampled keys.
+ * SQLite file (or the PostgreSQL database it is given) and times the verification of a presented
+ * key without the in-process cache (format and checksum check, SHA-256, indexed lookup) for keys
+ * spread over the whole table, after one warm-up pass over the sampled keys. The keys are seeded by
+ * `key-seeding.ts` (bulk statements on PostgreSQL).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiKeyDigest, apiKeyShape, generateApiKey, openStorage, type Storage, type StorageConfig } from '@svc/server/internals';
+import { apiKeyDigest, apiKeyShape, openStorage, type Storage, type StorageConfig } from '@svc/server/internals';
+import { seedKeys } from './key-seeding.js';
 
 /** Nanoseconds per uncached verification at each table size. */
 export interface KeyLookupReport {
@@ -17,31 +19,6 @@ export interface KeyLookupReport {
 }
 
 const SAMPLE = 20_000;
-
-async function fill(storage: Storage, userId: string, count: number, keep: string[], keepEvery: number): Promise<void> {
-  const insert = (from: number, to: number) => storage.transaction(async (tx) => {
-    for (let i = from; i < to; i += 1) {
-      const key = generateApiKey();
-      if (i % keepEvery === 0) keep.push(key);
-      await tx.keys.create({
-        id: randomUUID(),
-        userId,
-        digest: apiKeyDigest(key),
-        keyPrefix: key.slice(0, 11),
-        ciphertext: Buffer.alloc(1),
-        encryptionKeyId: 'bench',
-        name: 'bench',
-        description: null,
-        expiresAt: null,
-        modelRestrictions: [],
-        permissions: null,
-        rateLimit: { maxFailures: null, windowSeconds: null, banSeconds: null },
-        now: Date.now(),
-      });
-    }
-  });
-  for (let from = 0; from < count; from += 50_000) await insert(from, Math.min(count, from + 50_000));
-}
 
 async function timeVerification(storage: Storage, keys: readonly string[]): Promise<number> {
   let found = 0;
@@ -61,15 +38,14 @@ async function timeVerification(storage: Storage, keys: readonly string[]): Prom
 /** Runs the comparison at 100 and `largeCount` keys, in a SQLite file of its own or in the database `where` names. */
 export async function benchmarkKeyLookup(largeCount = 1_000_000, where?: StorageConfig): Promise<KeyLookupReport> {
   const home = await mkdtemp(join(tmpdir(), 'svc-bench-keys-'));
-  const storage = await openStorage(where ?? { kind: 'sqlite', path: join(home, 'auth.db') });
+  const database: StorageConfig = where ?? { kind: 'sqlite', path: join(home, 'auth.db') };
+  const storage = await openStorage(database);
   try {
     const userId = randomUUID();
     await storage.users.create({ id: userId, username: 'bench', passwordHash: 'x', source: 'local', permissions: [], mustChangePassword: false, now: Date.now() });
-    const smallKeys: string[] = [];
-    await fill(storage, userId, 100, smallKeys, 1);
+    const smallKeys = await seedKeys(storage, database, { userId, count: 100, keepEvery: 1 });
     const small = await timeVerification(storage, smallKeys);
-    const largeKeys: string[] = [];
-    await fill(storage, userId, largeCount - 100, largeKeys, Math.max(1, Math.floor(largeCount / 10_000)));
+    const largeKeys = await seedKeys(storage, database, { userId, count: largeCount - 100, keepEvery: Math.max(1, Math.floor(largeCount / 10_000)) });
     const large = await timeVerification(storage, largeKeys);
     return { small: { keys: 100, nanosPerVerification: small }, large: { keys: largeCount, nanosPerVerification: large } };
   } finally {
