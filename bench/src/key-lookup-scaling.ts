@@ -24,7 +24,7 @@ export type KeyLookupDatabase = () => Promise<StorageConfig>;
 
 /** Lookups timed per table size, in {@link ROUNDS} alternating rounds. */
 const SAMPLE = 20_000;
-const ROUNDS = 4;
+const ROUNDS = 10;
 
 /** One table size: its storage and the keys to present. */
 interface Table {
