@@ -89,9 +89,10 @@ async function seedThroughPort(storage: Storage, seeding: KeySeeding, kept: stri
 }
 
 /**
- * The same row as {@link PostgresApiKeyStore.create} writes for such a key: `model_permissions` is
- * the stored JSON of no restrictions, `enabled` true, every optional column NULL. Only from an
- * existing owner, so a missing one inserts nothing (and the count check fails) instead of orphans.
+ * The same row as the PostgreSQL adapter's `PostgresApiKeyStore.create` writes for such a key:
+ * `model_permissions` is the stored JSON of no restrictions, `enabled` true, every optional column
+ * NULL. Only from an existing owner, so a missing one inserts nothing (and the count check fails)
+ * instead of orphans.
  */
 const INSERT_BATCH = `
   INSERT INTO api_keys (id, user_id, key_hash, key_prefix, ciphertext, encryption_key_id, name, description,
