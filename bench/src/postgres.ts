@@ -61,7 +61,7 @@ export async function benchmarkPostgres(options: { seconds: number; rounds: numb
   const cluster = await startPostgresCluster();
   try {
     const auth = await benchmarkAuthOverhead({ seconds: options.seconds, rounds: options.rounds, database: databaseOf(cluster) });
-    const keys = await benchmarkKeyLookup(options.keys, { kind: 'postgres', url: await cluster.createDatabase(), poolMax: 4 });
+    const keys = await benchmarkKeyLookup(options.keys, async () => ({ kind: 'postgres', url: await cluster.createDatabase(), poolMax: 4 }));
     const scaleOut = await benchmarkScaleOut(cluster, options.seconds);
     return { auth, keys, scaleOut };
   } finally {
