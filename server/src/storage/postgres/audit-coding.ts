@@ -1,12 +1,13 @@
 /**
- * The coded form of an audit record on PostgreSQL (migrations 035 and 045): strings interned in
- * `audit_strings`, the groups of fields a record shares with many others (its shape, its caller, its
- * key) interned as rows of `audit_tuples`, and the row of `audit_entries` that holds their ids.
+ * The coded form of an audit record on PostgreSQL (migration 045): the groups of fields a record
+ * shares with many others (its shape, its caller, its key) interned as rows of `audit_tuples`, client
+ * IPs other than dotted-quad IPv4 interned in `audit_strings`, and the row of `audit_entries` that
+ * holds their ids.
  * Interning runs under the chain head's lock (appends and imports take it first), so two writers
  * never add the same string or tuple.
  */
 import type { AuditRecord } from '../port/index.js';
-import { codedValue, codedValues, codeOf, InternedStrings, ipv4Number, isLowercaseUuid, type Codes } from '../audit-codes.js';
+import { codedValue, codeOf, InternedStrings, ipv4Number, isLowercaseUuid, type Codes } from '../audit-codes.js';
 import { callerMembers, keyMembers, shapeMembers } from '../migrations/045-postgres-audit-tuples.js';
 import type { Executor } from './executor.js';
 
@@ -60,23 +61,24 @@ export function latencyMicroseconds(latencyMs: number | null): number | null {
   return Math.abs(microseconds) < MAX_LATENCY_US && Object.is(microseconds / 1000, latencyMs) ? microseconds : null;
 }
 
-/** The ids of a batch: strings (`value → id`) and tuples (`{…} → id`). */
+/** The ids of a batch: strings (`value → id`) and tuples (by {@link tupleKey}). */
 export interface BatchCodes {
   strings: Codes;
   tuples: ReadonlyMap<string, number>;
 }
 
-/**
- * A tuple of `record` in PostgreSQL's text form of an integer array (`{3,7,NULL,403}`: the key it is
- * found and cached by), or null when every member is null. The shape's last member is `http_status`
- * itself; every other member is a string id.
- */
-export function tupleText(strings: Codes, record: AuditRecord, column: TupleColumn): string | null {
-  const members = tupleGroups[column].map((field) =>
-    field === 'http_status' ? record.http_status : codeOf(strings, record[field as Exclude<typeof field, 'http_status'>]),
-  );
-  if (members.every((value) => value === null)) return null;
-  return `{${members.map((value) => (value === null ? 'NULL' : String(value))).join(',')}}`;
+/** A tuple's members: the group's fields of `record` as text (the HTTP status in decimal). */
+export function tupleMembers(record: AuditRecord, column: TupleColumn): (string | null)[] {
+  return tupleGroups[column].map((field) => {
+    const value = record[field];
+    return value === null ? null : String(value);
+  });
+}
+
+/** The key a tuple is found and cached by (its members in JSON), or null when every member is null (no tuple). */
+export function tupleKey(record: AuditRecord, column: TupleColumn): string | null {
+  const members = tupleMembers(record, column);
+  return members.every((value) => value === null) ? null : JSON.stringify(members);
 }
 
 /** The values of one record for {@link entryColumns}. */
@@ -84,8 +86,8 @@ export function entryRow(codes: BatchCodes, id: number, record: AuditRecord, has
   const uuid = isLowercaseUuid(record.request_id);
   const microseconds = latencyMicroseconds(record.latency_ms);
   const tupleId = (column: TupleColumn): number | null => {
-    const text = tupleText(codes.strings, record, column);
-    return text === null ? null : (codes.tuples.get(text) ?? missingTuple());
+    const key = tupleKey(record, column);
+    return key === null ? null : (codes.tuples.get(key) ?? missingTuple());
   };
   const values: Record<string, unknown> = {
     id,
@@ -140,27 +142,58 @@ const stringDictionary = (sql: Executor): Dictionary => ({
   add: (values) => sql.rows<{ id: number; value: string }>('INSERT INTO audit_strings (value) SELECT unnest($1::text[]) RETURNING id, value', [values]),
 });
 
-/** `audit_tuples`: a tuple's key is its members' text form; `negative` says which new ones get a negative id. */
-const tupleDictionary = (sql: Executor, negative: ReadonlyMap<string, boolean>): Dictionary => ({
-  find: (values) =>
-    sql.rows<{ id: number; value: string }>('SELECT t.id, v.members AS value FROM unnest($1::text[]) AS v (members) JOIN audit_tuples t ON t.members = v.members::integer[]', [values]),
-  add: (values) =>
-    sql.rows<{ id: number; value: string }>(
-      "INSERT INTO audit_tuples (id, members) SELECT CASE WHEN v.negative THEN -nextval('audit_tuples_id') ELSE nextval('audit_tuples_id') END, v.members::integer[] " +
-        'FROM unnest($1::text[], $2::boolean[]) AS v (members, negative) RETURNING id, members::text AS value',
-      [values, values.map((text) => negative.get(text) === true)],
-    ),
-});
+/**
+ * Tuples travel as one flat `text[]` of every member (`$1`) with where each starts and ends (`$2`,
+ * `$3`), and are matched back by position: no JSON, and no text read back and compared, so a value
+ * the database spells differently (a lone surrogate becomes U+FFFD) cannot fail a batch.
+ */
+function flattened(keys: readonly string[], members: ReadonlyMap<string, (string | null)[]>): unknown[] {
+  const flat: (string | null)[] = [];
+  const starts: number[] = [];
+  const finishes: number[] = [];
+  for (const key of keys) {
+    starts.push(flat.length + 1);
+    flat.push(...(members.get(key) ?? []));
+    finishes.push(flat.length);
+  }
+  return [flat, starts, finishes];
+}
+
+/** `audit_tuples`: tuples found by their members; `negative` says which new ones get a negative id. */
+const tupleDictionary = (sql: Executor, wanted: ReadonlyMap<string, { members: (string | null)[]; negative: boolean }>): Dictionary => {
+  const members = new Map([...wanted].map(([key, tuple]) => [key, tuple.members]));
+  return {
+    async find(keys) {
+      const found = await sql.rows<{ id: number; n: number }>(
+        'SELECT t.id, v.n::integer AS n FROM unnest($2::integer[], $3::integer[]) WITH ORDINALITY AS v (start, finish, n) ' +
+          'JOIN audit_tuples t ON t.members = ($1::text[])[v.start:v.finish]',
+        flattened(keys, members),
+      );
+      return found.map(({ id, n }) => ({ id, value: keys[n - 1] as string }));
+    },
+    async add(keys) {
+      const ids = (await sql.rows<{ id: number }>("SELECT nextval('audit_tuples_id')::integer AS id FROM generate_series(1, $1)", [keys.length])).map(
+        ({ id }, index) => (wanted.get(keys[index] as string)?.negative === true ? -id : id),
+      );
+      await sql.run(
+        'INSERT INTO audit_tuples (id, members) SELECT v.id, ($1::text[])[v.start:v.finish] FROM unnest($2::integer[], $3::integer[], $4::integer[]) AS v (start, finish, id)',
+        [...flattened(keys, members), ids],
+      );
+      return ids.map((id, index) => ({ id, value: keys[index] as string }));
+    },
+  };
+};
 
 /** The ids of every string and tuple of `records`, adding those the database lacks. */
 export async function internRecords(sql: Executor, records: readonly AuditRecord[], caches: InternCaches | null): Promise<Interned> {
-  const strings = await internValues(stringDictionary(sql), codedValues(records), caches?.strings ?? null);
-  const wanted = new Map<string, boolean>();
+  const clientIps = new Set(records.map((record) => codedValue(record, 'client_ip')).filter((value) => value !== null));
+  const strings = await internValues(stringDictionary(sql), [...clientIps], caches?.strings ?? null);
+  const wanted = new Map<string, { members: (string | null)[]; negative: boolean }>();
   for (const record of records) {
     for (const column of Object.keys(tupleGroups) as TupleColumn[]) {
-      const text = tupleText(strings.codes, record, column);
+      const key = tupleKey(record, column);
       // A shape whose status is not a success gets a negative id (the partial index `shape < 0`).
-      if (text !== null) wanted.set(text, column === 'shape' && record.status !== 'success');
+      if (key !== null) wanted.set(key, { members: tupleMembers(record, column), negative: column === 'shape' && record.status !== 'success' });
     }
   }
   const tuples = await internValues(tupleDictionary(sql, wanted), [...wanted.keys()], caches?.tuples ?? null);

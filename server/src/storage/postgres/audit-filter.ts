@@ -1,7 +1,7 @@
 /**
  * Audit search filters on PostgreSQL's coded records (migration 045): each filter on a field becomes
- * a condition on the id of the tuple holding it (`shape`, `caller`, `api_key`), matched in the
- * dictionaries (`audit_tuples`, `audit_strings`), so the time index — which carries `caller` and
+ * a condition on the id of the tuple holding it (`shape`, `caller`, `api_key`), matched in
+ * `audit_tuples` (client IPs: in `client_ipv4` or `audit_strings`), so the time index — which carries `caller` and
  * `shape` — checks the user filter and every filter on a shape field without reading rows.
  */
 import type { AuditColumn, AuditFilter } from '../port/index.js';
@@ -14,18 +14,11 @@ const exactFields = { modelType: 'model_type', category: 'category', authType: '
 export const IPV4_TEXT = [24, 16, 8, 0].map((shift) => `((e.client_ipv4 >> ${shift}) & 255)::text`).join(" || '.' || ");
 const escapeLike = (value: string): string => `%${value.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 
-/** SQL: the ids of the tuples of `column` whose member `position` is a string matching `stringCondition`. */
-function tuplesWhere(column: TupleColumn, position: number, stringCondition: string): string {
-  return (
-    `SELECT t.id FROM audit_tuples t WHERE cardinality(t.members) = ${tupleGroups[column].length} ` +
-    `AND t.members[${position}] IN (SELECT s.id FROM audit_strings s WHERE ${stringCondition})`
-  );
-}
-
-/** SQL: the record's tuple holding `field` is one whose `field` matches `stringCondition`. */
-function fieldMatches(field: string, stringCondition: string, negated = false): string {
+/** SQL: the record's tuple holding `field` is one whose `field` satisfies `condition` (on `value`). */
+function fieldMatches(field: string, condition: (value: string) => string, negated = false): string {
   const { column, position } = tupleMember(field as Parameters<typeof tupleMember>[0]);
-  return `e.${column} ${negated ? 'NOT IN' : 'IN'} (${tuplesWhere(column, position, stringCondition)})`;
+  const member = `t.members[${position}]`;
+  return `e.${column} ${negated ? 'NOT IN' : 'IN'} (SELECT t.id FROM audit_tuples t WHERE cardinality(t.members) = ${tupleGroups[column].length} AND ${condition(member)})`;
 }
 
 /**
@@ -45,7 +38,8 @@ export function whereClause(filter: AuditFilter): { sql: string; values: unknown
     const value = filter[name as keyof typeof substringFields];
     if (value === undefined || value === '') continue;
     if (value.includes('\u0000')) return null;
-    conditions.push(fieldMatches(field, `s.value ILIKE ${parameter(escapeLike(value))} ESCAPE '\\'`));
+    const pattern = parameter(escapeLike(value));
+    conditions.push(fieldMatches(field, (member) => `${member} ILIKE ${pattern} ESCAPE '\\'`));
   }
   if (filter.clientIp !== undefined && filter.clientIp !== '') {
     if (filter.clientIp.includes('\u0000')) return null;
@@ -56,11 +50,15 @@ export function whereClause(filter: AuditFilter): { sql: string; values: unknown
     const listed = filter[name as keyof typeof exactFields]?.filter((value) => !value.includes('\u0000'));
     if (listed === undefined || filter[name as keyof typeof exactFields]?.length === 0) continue;
     if (listed.length === 0) return null;
-    conditions.push(fieldMatches(field, `s.value = ANY (${parameter(listed)}::text[])`));
+    const list = parameter(listed);
+    conditions.push(fieldMatches(field, (member) => `${member} = ANY (${list}::text[])`));
     if (field === 'status' && !listed.includes('success')) conditions.push('e.shape < 0');
   }
   const excluded = filter.excludeAction?.filter((value) => !value.includes('\u0000')) ?? [];
-  if (excluded.length > 0) conditions.push(fieldMatches('action', `s.value = ANY (${parameter(excluded)}::text[])`, true));
+  if (excluded.length > 0) {
+    const list = parameter(excluded);
+    conditions.push(fieldMatches('action', (member) => `${member} = ANY (${list}::text[])`, true));
+  }
   return { sql: conditions.join(' AND '), values };
 }
 
@@ -75,7 +73,7 @@ export function distinctValuesQuery(column: AuditColumn): string {
   }
   const { column: tuple, position } = tupleMember(column);
   return (
-    `SELECT DISTINCT value COLLATE "C" AS value FROM audit_strings WHERE id IN (` +
-    `SELECT t.members[${position}] FROM audit_tuples t WHERE t.id IN (SELECT e.${tuple} FROM audit_entries e WHERE ${inRange})) ORDER BY 1 LIMIT $3`
+    `SELECT DISTINCT t.members[${position}] COLLATE "C" AS value FROM audit_tuples t ` +
+    `WHERE t.id IN (SELECT e.${tuple} FROM audit_entries e WHERE ${inRange}) AND t.members[${position}] IS NOT NULL ORDER BY 1 LIMIT $3`
   );
 }

@@ -29,10 +29,8 @@ const distinctColumns: ReadonlySet<AuditColumn> = new Set(['username', 'api_key_
 
 /** SQL: every tuple id the records use (for pruning unused tuples). */
 const USED_TUPLES = ['shape', 'caller', 'api_key'].map((column) => `SELECT ${column} FROM audit_entries WHERE ${column} IS NOT NULL`).join(' UNION ');
-/** SQL: every string id the tuples and the records use (a shape's last member is its HTTP status, not a string id). */
-const USED_STRINGS =
-  'SELECT m FROM audit_tuples t, unnest(CASE WHEN cardinality(t.members) = 14 THEN t.members[1:13] ELSE t.members END) AS m WHERE m IS NOT NULL ' +
-  'UNION SELECT client_ip FROM audit_entries WHERE client_ip IS NOT NULL';
+/** SQL: every string id the records use (client IPs other than dotted-quad IPv4). */
+const USED_STRINGS = 'SELECT client_ip FROM audit_entries WHERE client_ip IS NOT NULL';
 
 /**
  * Imports records as `svc-migrate-storage` reads them (the view's columns: text decoded, digests as
