@@ -188,7 +188,10 @@ export class PostgresAuditStore implements AuditStore {
     });
   }
 
-  /** Under the chain head's lock, so no append is interning meanwhile. */
+  /**
+   * Deletes the tuples and strings no record uses any more (answers how many), under the chain head's
+   * lock, so no append is interning meanwhile.
+   */
   async pruneUnusedStrings(): Promise<number> {
     return this.#sql.atomically(async (sql) => {
       await sql.run('SELECT 1 FROM audit_chain_head WHERE id = 1 FOR UPDATE');
@@ -197,7 +200,7 @@ export class PostgresAuditStore implements AuditStore {
       const tuples = await sql.run(`DELETE FROM audit_tuples WHERE id NOT IN (${USED_TUPLES}) AND ${pruned}`);
       const deleted = await sql.run(`DELETE FROM audit_strings WHERE id NOT IN (${USED_STRINGS}) AND ${pruned}`);
       if (deleted + tuples > 0) await sql.run('UPDATE audit_chain_anchor SET strings_pruned = strings_pruned + 1 WHERE id = 1');
-      return deleted;
+      return deleted + tuples;
     });
   }
 
