@@ -86,7 +86,7 @@ export class PostgresAuditStore implements AuditStore {
   }
 
   async search(filter: AuditFilter, offset: number, limit: number): Promise<{ hits: StoredAuditRecord[]; total: number }> {
-    const where = whereClause(filter);
+    const where = await whereClause(this.#sql, filter);
     if (where === null) return { hits: [], total: 0 };
     const count = await this.#sql.first<{ count: number }>(`SELECT count(*) AS count FROM audit_entries e WHERE ${where.sql}`, where.values);
     const hits = await this.#sql.rows<StoredAuditRecord>(
@@ -98,7 +98,7 @@ export class PostgresAuditStore implements AuditStore {
   }
 
   async exportPage(filter: AuditFilter, before: { timestamp: number; id: number } | null, limit: number): Promise<StoredAuditRecord[]> {
-    const where = whereClause(filter);
+    const where = await whereClause(this.#sql, filter);
     if (where === null) return [];
     const values = [...where.values];
     let cursor = '';
