@@ -9,9 +9,9 @@
  *
  * - the call's shape (`shape`, 14 members): `event_type`, `category`, `auth_type`, `model_id`,
  *   `model_name`, `model_type`, `method`, `route`, `endpoint`, `action`, `target`, `status`,
- *   `reason`, `http_status` (in decimal). A shape whose status is
- *   anything but `success` gets a **negative** id, so the records worth a second index (refusals,
- *   failures) are told apart by `shape < 0` without reading the tuple;
+ *   `reason`, `http_status` (in decimal). A shape whose status is anything but `success` gets a
+ *   **negative** id, so the records worth a second index (refusals, failures) are told apart by
+ *   `shape < 0` without reading the tuple;
  * - the caller (`caller`, 2 members): `user_id`, `username`;
  * - the key (`api_key`, 3 members): `api_key_id`, `api_key_name`, `api_key_prefix`.
  *

@@ -2,9 +2,10 @@
  * The audit trail on PostgreSQL: one hash chain for the whole deployment. Every append locks the
  * chain-head row (`audit_chain_head`, `FOR UPDATE`) and numbers its records from it, so id order is
  * chain order with no gaps, whichever host wrote them; `audit/` computes each link ({@link ChainLink})
- * and this store only keeps it. Records are stored coded (`audit_entries`, `audit_tuples`, `audit_strings`,
- * migrations 035 and 045) and read through the view `audit_log`. Verification reads one REPEATABLE READ snapshot, so a prune running
- * meanwhile cannot fake a break; pruning runs on one host at a time (a try-lock).
+ * and this store only keeps it. Records are stored coded (`audit_entries`, `audit_tuples`,
+ * `audit_strings`: migrations 035 and 045, `audit-coding.ts`) and read through the view `audit_log`;
+ * filters are built in `audit-filter.ts`. Verification reads one REPEATABLE READ snapshot, so a prune
+ * running meanwhile cannot fake a break; pruning runs on one host at a time (a try-lock).
  */
 import type pg from 'pg';
 import type { AuditAppend, AuditColumn, AuditFilter, AuditRecord, AuditStore, ChainAnchor, ChainLink, ChainReader, StoredAuditRecord } from '../port/index.js';
