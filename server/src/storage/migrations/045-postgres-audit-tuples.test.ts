@@ -37,6 +37,7 @@ function olderRecords(): OlderRecord[] {
     { username: 'Carol', user_id: 'u-3', request_id: null, target: '', latency_ms: null, client_ip: '2001:db8::1', method: 'DELETE', route: '/v1/admin/users/{user_id}', endpoint: '/v1/admin/users/u-9', action: 'deleteUser' },
     { username: 'alice', user_id: 'u-1', api_key_id: 'k-1', api_key_name: 'ci key', api_key_prefix: 'sk-svc-Ab12', status: 'denied', http_status: 403, reason: 'permission_denied', latency_ms: 0 },
     { username: 'alice', user_id: 'u-1', model_id: 'qwen-7b', model_name: 'Qwen 7B', model_type: 'LLM', latency_ms: -0.5, target: 'x' },
+    { username: 'alice', user_id: 'u-1', latency_ms: 1 },
   ];
   let previous = anchor.hash;
   return variants.map((overrides, index) => {
@@ -94,7 +95,7 @@ describe('migration 045 (PostgreSQL audit tuples)', () => {
       }
       await withClient(database.url, async (client) => {
         const { rows } = await client.query<{ id: string; shape: number; caller: number | null; api_key: number | null; latency_us: number | null; latency_ms: number | null; client_ipv4: number | null }>(
-          'SELECT id, shape, caller, api_key, latency_us, latency_ms, client_ipv4 FROM audit_entries ORDER BY id LIMIT 6',
+          'SELECT id, shape, caller, api_key, latency_us, latency_ms, client_ipv4 FROM audit_entries ORDER BY id LIMIT 7',
         );
         assert.deepEqual(
           rows.map((row) => [row.shape < 0, row.caller !== null, row.api_key !== null, row.latency_us, row.latency_ms]),
@@ -105,6 +106,7 @@ describe('migration 045 (PostgreSQL audit tuples)', () => {
             [false, true, false, null, null],
             [true, true, true, 0, null],
             [false, true, false, -500, null],
+            [false, true, false, 1_000, null],
           ],
           'shapes that are not a success have negative ids; latencies exact to the microsecond are integers',
         );
@@ -156,18 +158,18 @@ async function assertMigrated(storage: Storage, older: OlderRecord[]): Promise<v
   const idOf = (index: number): number => older[index]?.id ?? 0;
   assert.deepEqual(await ids({ ...everything, user: 'B_1' }), [idOf(1)]);
   assert.deepEqual(await ids({ ...everything, user: '0%' }), [idOf(1)], 'LIKE characters match themselves');
-  assert.deepEqual(await ids({ ...everything, user: 'ALI' }), [idOf(0), idOf(4), idOf(5)]);
+  assert.deepEqual(await ids({ ...everything, user: 'ALI' }), [idOf(0), idOf(4), idOf(5), idOf(6)]);
   assert.deepEqual(await ids({ ...everything, apiKeyName: 'CI' }), [idOf(1), idOf(4)]);
   assert.deepEqual(await ids({ ...everything, modelName: 'qwen 7' }), [idOf(0), idOf(5)]);
   assert.deepEqual(await ids({ ...everything, modelType: ['LLM'] }), [idOf(0), idOf(5)]);
   assert.deepEqual(await ids({ ...everything, status: ['denied'] }), [idOf(1), idOf(4)]);
-  assert.deepEqual(await ids({ ...everything, status: ['denied', 'success'] }), [idOf(0), idOf(1), idOf(3), idOf(4), idOf(5)]);
+  assert.deepEqual(await ids({ ...everything, status: ['denied', 'success'] }), [idOf(0), idOf(1), idOf(3), idOf(4), idOf(5), idOf(6)]);
   assert.deepEqual(await ids({ ...everything, status: ['denied'], user: 'alice' }), [idOf(4)]);
   assert.deepEqual(await ids({ ...everything, status: ['no such status'] }), []);
   assert.deepEqual(await ids({ ...everything, category: ['security'], eventType: ['ip_banned'] }), [idOf(2)]);
   assert.deepEqual(await ids({ ...everything, action: ['deleteUser'] }), [idOf(3)]);
   assert.equal((await storage.audit.search({ ...everything, excludeAction: ['ban'] }, 0, 10)).total, older.length - 1);
-  assert.deepEqual(await ids({ ...everything, clientIp: '3.9' }), [idOf(0), idOf(1), idOf(2), idOf(4), idOf(5)]);
+  assert.deepEqual(await ids({ ...everything, clientIp: '3.9' }), [idOf(0), idOf(1), idOf(2), idOf(4), idOf(5), idOf(6)]);
   assert.deepEqual(await ids({ ...everything, clientIp: 'DB8' }), [idOf(3)]);
   assert.deepEqual(await storage.audit.distinctValues('username', 0, Number.MAX_SAFE_INTEGER, 10), ['Carol', 'alice', 'bob_100%']);
   assert.deepEqual(await storage.audit.distinctValues('status', 0, Number.MAX_SAFE_INTEGER, 10), ['banned', 'denied', 'success']);

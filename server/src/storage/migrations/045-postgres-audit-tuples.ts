@@ -52,7 +52,7 @@ const decodedTuple = (members: readonly string[]): string =>
     .join(', ')}]`;
 const anyNotNull = (members: readonly string[]): string => members.map((member) => `${member} IS NOT NULL`).join(' OR ');
 const latencyMicroseconds = 'round(o.latency_ms * 1000)';
-const latencyExact = `abs(o.latency_ms) < 2000000 AND ${latencyMicroseconds}::double precision / 1000 = o.latency_ms`;
+const latencyExact = `abs(o.latency_ms) < 2000000 AND ${latencyMicroseconds}::double precision / 1000 = o.latency_ms AND o.latency_ms::text <> '-0'`;
 
 /** A member of a tuple, by name. */
 const member = (alias: string, members: readonly string[], name: string): string => `${alias}.members[${members.indexOf(name) + 1}] AS ${name}`;

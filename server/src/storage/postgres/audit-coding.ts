@@ -54,9 +54,9 @@ export const INSERT_ENTRIES =
 
 const MAX_LATENCY_US = 2_000_000_000;
 
-/** A latency in whole microseconds when that reads back as the same number (`n / 1000`), else null. */
+/** A latency in whole microseconds when that reads back as the same number (`n / 1000`), else null (-0 included). */
 export function latencyMicroseconds(latencyMs: number | null): number | null {
-  if (latencyMs === null) return null;
+  if (latencyMs === null || Object.is(latencyMs, -0)) return null;
   const microseconds = Math.round(latencyMs * 1000);
   return Math.abs(microseconds) < MAX_LATENCY_US && Object.is(microseconds / 1000, latencyMs) ? microseconds : null;
 }
