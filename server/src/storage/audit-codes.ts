@@ -2,7 +2,8 @@
  * The coded form of audit records (migration 035), shared by both adapters: which fields are stored
  * as ids of `audit_strings`, how a request id becomes 16 bytes, and the bounded cache of interned
  * strings each audit writer keeps. The SQL that reads and writes the coded tables stays in each
- * adapter's `audit-store.ts`.
+ * adapter's `audit-store.ts`. Since migration 045 PostgreSQL codes most of these fields by groups
+ * (`postgres/audit-coding.ts`) and interns only non-IPv4 client IPs one at a time.
  */
 import type { AuditRecord } from './port/audit.js';
 

@@ -258,8 +258,8 @@ describe('security: audit access and integrity (R39)', () => {
       assert.match(intact.body.head_hash, /^[0-9a-f]{64}$/);
       const ids = await withDatabase(server.home, (db) => db.column<number>('SELECT id FROM audit_log ORDER BY id'));
       const edited = ids[3] as number;
-      // Records are stored coded (migration 035): the edit points the record's user at another stored string.
-      assert.equal(await withDatabase(server.home, (db) => db.run('UPDATE audit_entries SET username = action WHERE id = ?', [edited])), 1);
+      // Records are stored coded, each backend in its own layout (migrations 035, 045): the edit moves the record's time, a column both keep as is.
+      assert.equal(await withDatabase(server.home, (db) => db.run('UPDATE audit_entries SET timestamp = timestamp + 1 WHERE id = ?', [edited])), 1);
       const afterEdit = await server.request('GET', '/v1/audit/verify', { token: admin.accessToken });
       assert.deepEqual([afterEdit.body.ok, afterEdit.body.first_broken_id, afterEdit.body.reason], [false, edited, 'record_altered']);
       // Overwriting the edited record's stored hash with garbage does not hide the edit.

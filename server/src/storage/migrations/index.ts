@@ -21,6 +21,7 @@ import { usageAndLimits } from './030-usage-and-limits.js';
 import { keyLimitsCacheEpoch } from './031-key-limits-cache-epoch.js';
 import { codedAuditRecords } from './035-coded-audit-records.js';
 import { secretFingerprints } from './040-secret-fingerprints.js';
+import { postgresAuditTuples } from './045-postgres-audit-tuples.js';
 
 /** One schema step. */
 export interface Migration {
@@ -53,6 +54,7 @@ export const migrations: readonly Migration[] = [
   keyLimitsCacheEpoch,
   codedAuditRecords,
   secretFingerprints,
+  postgresAuditTuples,
 ];
 
 /** The migrations that a database at `currentVersion` still needs, in order. */

@@ -107,9 +107,10 @@ export interface AuditStore {
   /** Deletes up to `batch` of the oldest records older than `before` and moves the anchor; 0 when another host is pruning. */
   pruneOlderThan(before: number, batch: number, now: number): Promise<number>;
   /**
-   * Deletes the stored strings (of the coded form, migration 035) that no record uses any more, after
-   * a pruning: without it, strings of pruned records (attacker-chosen paths and usernames among
-   * them) would outlive the retention period. Answers how many were deleted.
+   * Deletes the stored strings of the coded form (migration 035; on PostgreSQL also the tuples of
+   * them, migration 045) that no record uses any more, after a pruning: without it, strings of pruned
+   * records (attacker-chosen paths and usernames among them) would outlive the retention period.
+   * Answers how many dictionary rows were deleted.
    */
   pruneUnusedStrings(): Promise<number>;
   count(): Promise<number>;
