@@ -5,7 +5,7 @@
  * is honoured (ky reads only `Retry-After`), and a `beforeError` hook refreshes a session token the
  * server calls expired and replays the call once. What ky throws becomes the SDK's own errors.
  */
-import ky, { HTTPError, isTimeoutError, type BeforeErrorHook, type KyInstance, type Options, type ShouldRetryState } from 'ky';
+import ky, { HTTPError, isTimeoutError, type BeforeErrorHook, type KyInstance, type ShouldRetryState } from 'ky';
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, SvcError } from './errors.js';
 import type { OutgoingRequest } from './outgoing-request.js';
 import { retryAfterMs } from './retry-after.js';
@@ -28,14 +28,17 @@ export interface TransportOverrides {
   maxRetries?: number | undefined;
 }
 
-/** What the transport sends: a call openapi-fetch built ({@link OutgoingRequest}), or a `Request`. */
-export type Sendable = OutgoingRequest | Request;
-
 /** A `fetch` for openapi-fetch, and the same with other limits for one call. */
 export interface Transport {
-  send(request: Sendable): Promise<Response>;
-  with(overrides: TransportOverrides): (request: Sendable) => Promise<Response>;
+  send: SendCall;
+  with(overrides: TransportOverrides): SendCall;
 }
+
+/**
+ * openapi-fetch's `fetch`: it declares a `Request`, and hands over the {@link OutgoingRequest} it was
+ * given as its `Request` class (see `client.ts`).
+ */
+export type SendCall = (request: Request) => Promise<Response>;
 
 /** Statuses worth another attempt: 408, 429 and every 5xx. */
 const RETRYABLE_STATUSES = [408, 429, ...Array.from({ length: 100 }, (_, index) => 500 + index)];
@@ -48,11 +51,11 @@ const REPLAYED = 'svcReplayed';
 export function createTransport(options: TransportOptions): Transport {
   const base = kyFor(options, options.timeoutMs, options.maxRetries);
   return {
-    send: (request) => sendThrough(base, request, options.timeoutMs),
+    send: (request) => sendThrough(base, request as unknown as OutgoingRequest, options.timeoutMs),
     with(overrides) {
       const timeoutMs = overrides.timeoutMs ?? options.timeoutMs;
       const instance = kyFor(options, timeoutMs, overrides.maxRetries ?? options.maxRetries);
-      return (request) => sendThrough(instance, request, timeoutMs);
+      return (request) => sendThrough(instance, request as unknown as OutgoingRequest, timeoutMs);
     },
   };
 }
@@ -102,9 +105,9 @@ function refreshExpiredToken(onExpiredToken: ExpiredTokenHandler, instance: () =
 }
 
 /** Sends `request` through `instance`; an error answer is returned (openapi-fetch reads it), anything else thrown as an SvcError. */
-async function sendThrough(instance: KyInstance, request: Sendable, timeoutMs: number): Promise<Response> {
+async function sendThrough(instance: KyInstance, request: OutgoingRequest, timeoutMs: number): Promise<Response> {
   try {
-    return await (request instanceof Request ? instance(request) : instance(request.url, kyOptions(request)));
+    return await instance(request.url, request.init);
   } catch (error) {
     if (error instanceof HTTPError) return error.response;
     if (error instanceof SvcError) throw error;
@@ -112,18 +115,6 @@ async function sendThrough(instance: KyInstance, request: Sendable, timeoutMs: n
     if (isTimeoutError(error)) throw new APIConnectionTimeoutError(timeoutMs, request.url);
     throw new APIConnectionError(`Could not reach the svc server at ${request.url}: ${describeCause(error)}`, { cause: error });
   }
-}
-
-/**
- * ky's options for a call openapi-fetch built: ky builds the one `Request`. The caller's signal is
- * passed only when there is one: ky then combines it with its own (`AbortSignal.any`, a cost on every
- * call that has no signal to combine).
- */
-function kyOptions(request: OutgoingRequest): Options {
-  const { signal: _signal, ...init } = request.init;
-  const options: Options = { ...init, method: request.method, headers: request.headers };
-  if (request.signal !== undefined) options.signal = request.signal;
-  return options;
 }
 
 /** ky asks before every retry: never after the caller's abort or an SDK error, nor when the server asks for too long a wait. */
