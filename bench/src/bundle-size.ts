@@ -32,6 +32,8 @@ export interface BundleSizeReport {
   generatedTypesMinified: number;
   /** Minified bytes of generated runtime data (e.g. the set of public operations). */
   generatedRuntimeMinified: number;
+  /** Every module in the bundle with its minified bytes (from esbuild's metafile), largest first. */
+  modules: { path: string; minified: number }[];
 }
 
 const OPENAPI_FETCH = /node_modules\/(openapi-fetch|openapi-typescript-helpers)\//;
@@ -58,6 +60,9 @@ export async function measureBundleSize(): Promise<BundleSizeReport> {
     ownCodeGzip: gzip(ownCode.code),
     generatedTypesMinified: sum((path) => path.endsWith('/generated/openapi.js')),
     generatedRuntimeMinified: sum((path) => path.includes('/generated/') && !path.endsWith('/generated/openapi.js')),
+    modules: inputs
+      .map(([path, input]) => ({ path: path.replace(/^.*node_modules\//, '').replace(/^.*\/sdk\/dist\//, 'sdk: '), minified: input.bytesInOutput }))
+      .sort((a, b) => b.minified - a.minified),
   };
 }
 
@@ -90,6 +95,8 @@ async function printBundleSize(): Promise<void> {
   console.log(`openapi-fetch: ${kB(size.openapiFetchMinified)} min; accounts for ${kB(size.minifiedGzip - size.withoutOpenapiFetchGzip)} of the min+gzip size`);
   console.log(`the SDK's own code alone (both left out): ${kB(size.ownCodeGzip)} min+gzip`);
   console.log(`generated types in the bundle: ${size.generatedTypesMinified} B; generated runtime data: ${size.generatedRuntimeMinified} B min`);
+  console.log('every module, minified bytes:');
+  for (const module of size.modules) console.log(`${String(module.minified).padStart(7)}  ${module.path}`);
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await printBundleSize();

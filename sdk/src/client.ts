@@ -21,6 +21,7 @@ import { UsageResource } from './resources/usage.js';
 import { UsersResource } from './resources/users.js';
 import { Session } from './session.js';
 import { MemoryTokenStore, type TokenStore } from './token-store.js';
+import { OutgoingRequestClass } from './outgoing-request.js';
 import type { RequestOptions } from './request-options.js';
 import type { CallInit } from './resources/api.js';
 import { createTransport, type Transport } from './transport.js';
@@ -113,7 +114,7 @@ export class Client {
       maxRetries: options.maxRetries ?? 2,
       onExpiredToken: (stale) => session?.replaceExpired(stale) ?? Promise.resolve(null),
     });
-    const fetchClient = createFetchClient<paths>({ baseUrl: this.baseUrl, fetch: transport.send, ...(options.headers === undefined ? {} : { headers: options.headers }) });
+    const fetchClient = createFetchClient<paths>({ baseUrl: this.baseUrl, Request: OutgoingRequestClass, fetch: transport.send, ...(options.headers === undefined ? {} : { headers: options.headers }) });
     const api: Api = Object.assign(fetchClient, { callInit: (call: RequestOptions | undefined) => callInit(transport, call) });
     session = this.#session = new Session(options.tokenStore ?? new MemoryTokenStore(), api);
     api.use(authMiddleware(options.apiKey ?? environment.apiKey, this.#session));

@@ -7,6 +7,7 @@
  */
 import ky, { HTTPError, isTimeoutError, type BeforeErrorHook, type KyInstance, type ShouldRetryState } from 'ky';
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, SvcError } from './errors.js';
+import type { OutgoingRequest } from './outgoing-request.js';
 import { retryAfterMs } from './retry-after.js';
 
 /** Refreshes the session whose access token the server called expired; resolves to the token to replay with, or null. */
@@ -29,9 +30,15 @@ export interface TransportOverrides {
 
 /** A `fetch` for openapi-fetch, and the same with other limits for one call. */
 export interface Transport {
-  send(request: Request): Promise<Response>;
-  with(overrides: TransportOverrides): (request: Request) => Promise<Response>;
+  send: SendCall;
+  with(overrides: TransportOverrides): SendCall;
 }
+
+/**
+ * openapi-fetch's `fetch`: it declares a `Request`, and hands over the {@link OutgoingRequest} it was
+ * given as its `Request` class (see `client.ts`).
+ */
+export type SendCall = (request: Request) => Promise<Response>;
 
 /** Statuses worth another attempt: 408, 429 and every 5xx. */
 const RETRYABLE_STATUSES = [408, 429, ...Array.from({ length: 100 }, (_, index) => 500 + index)];
@@ -44,11 +51,11 @@ const REPLAYED = 'svcReplayed';
 export function createTransport(options: TransportOptions): Transport {
   const base = kyFor(options, options.timeoutMs, options.maxRetries);
   return {
-    send: (request) => sendThrough(base, request, options.timeoutMs),
+    send: (request) => sendThrough(base, request as unknown as OutgoingRequest, options.timeoutMs),
     with(overrides) {
       const timeoutMs = overrides.timeoutMs ?? options.timeoutMs;
       const instance = kyFor(options, timeoutMs, overrides.maxRetries ?? options.maxRetries);
-      return (request) => sendThrough(instance, request, timeoutMs);
+      return (request) => sendThrough(instance, request as unknown as OutgoingRequest, timeoutMs);
     },
   };
 }
@@ -98,13 +105,13 @@ function refreshExpiredToken(onExpiredToken: ExpiredTokenHandler, instance: () =
 }
 
 /** Sends `request` through `instance`; an error answer is returned (openapi-fetch reads it), anything else thrown as an SvcError. */
-async function sendThrough(instance: KyInstance, request: Request, timeoutMs: number): Promise<Response> {
+async function sendThrough(instance: KyInstance, request: OutgoingRequest, timeoutMs: number): Promise<Response> {
   try {
-    return await instance(request);
+    return await instance(request.url, request.init);
   } catch (error) {
     if (error instanceof HTTPError) return error.response;
     if (error instanceof SvcError) throw error;
-    if (request.signal.aborted) throw new APIUserAbortError({ cause: request.signal.reason });
+    if (request.signal?.aborted === true) throw new APIUserAbortError({ cause: request.signal.reason });
     if (isTimeoutError(error)) throw new APIConnectionTimeoutError(timeoutMs, request.url);
     throw new APIConnectionError(`Could not reach the svc server at ${request.url}: ${describeCause(error)}`, { cause: error });
   }
