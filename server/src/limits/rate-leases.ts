@@ -52,6 +52,23 @@ export class RateLeases {
   }
 
   /**
+   * Takes `cost` units of `subject`'s limit at `now` when this process's live block holds them,
+   * without a round trip or a promise (the common case of a call under its limit); answers false,
+   * taking nothing, when a lease is needed ({@link take} then decides).
+   */
+  takeLocal(subject: string, cost: number, now: number): boolean {
+    const local = this.#local.get(subject);
+    if (local === undefined) return false;
+    if (local.expiresAt < now) {
+      local.units = 0;
+      return false;
+    }
+    if (local.units < cost) return false;
+    local.units -= cost;
+    return true;
+  }
+
+  /**
    * Takes `cost` units of `subject`'s limit at `now`, from this process's block or a new lease. One
    * lease per subject is in flight at a time: concurrent calls wait for it and share its block.
    */
@@ -102,14 +119,21 @@ export class RateLeases {
     return { allowed: false, retryAfterMs: Math.max(1, waitFor(local.tat, now, cost, rate)), ...this.status(subject, rate, now) };
   }
 
-  /** Charges `units` more (a call that used more tokens than admitted): from the block, the rest on the counter. */
-  async charge(subject: string, rate: Rate, units: number, now: number): Promise<void> {
-    if (units <= 0) return;
+  /**
+   * Charges `units` more (a call that used more tokens than admitted): from the block, the rest on
+   * the counter. Answers a promise only when the counter is written (from the block: done at once).
+   */
+  charge(subject: string, rate: Rate, units: number, now: number): Promise<void> | undefined {
+    if (units <= 0) return undefined;
     const local = this.#fresh(subject, now);
     const fromBlock = Math.min(local.units, units);
     local.units -= fromBlock;
     const rest = units - fromBlock;
-    if (rest === 0) return;
+    if (rest === 0) return undefined;
+    return this.#chargeCounter(subject, rate, rest, now);
+  }
+
+  async #chargeCounter(subject: string, rate: Rate, rest: number, now: number): Promise<void> {
     const tat = await this.#store.update(subject, now, (current) => {
       const next = advance(current?.value ?? null, now, rest, rate);
       return { next: { value: next, expiresAt: Math.ceil(next) + 1 }, result: next };
@@ -117,14 +141,21 @@ export class RateLeases {
     this.#fresh(subject, now).tat = tat;
   }
 
-  /** Gives back `units` admitted but not used: to the live block, or else to the counter. */
-  async giveBack(subject: string, rate: Rate, units: number, now: number): Promise<void> {
-    if (units <= 0) return;
+  /**
+   * Gives back `units` admitted but not used: to the live block, or else to the counter. Answers a
+   * promise only when the counter is written (to the block: done at once).
+   */
+  giveBack(subject: string, rate: Rate, units: number, now: number): Promise<void> | undefined {
+    if (units <= 0) return undefined;
     const local = this.#fresh(subject, now);
     if (this.#options.rateLeaseTtlMs > 0 && local.expiresAt >= now) {
       local.units += units;
-      return;
+      return undefined;
     }
+    return this.#giveBackToCounter(subject, rate, units, now);
+  }
+
+  async #giveBackToCounter(subject: string, rate: Rate, units: number, now: number): Promise<void> {
     const tat = await this.#store.update(subject, now, (current) => {
       if (current === null) return { next: null, result: null };
       const next = giveBack(current.value, now, units, rate);
