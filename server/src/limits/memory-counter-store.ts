@@ -26,6 +26,24 @@ export class MemoryLimitCounterStore implements LimitCounterStore {
     return Promise.resolve(true);
   }
 
+  holdSlots(subject: string, holder: string, count: number, minimum: number, limit: number, now: number, expiresAt: number): Promise<number> {
+    const slots = this.#slots.get(subject) ?? new Map<string, number>();
+    this.#slots.set(subject, slots);
+    const prefix = `${holder}#`;
+    let others = 0;
+    let mine = 0;
+    for (const [name, expiry] of slots) {
+      if (expiry <= now) slots.delete(name);
+      else if (name.startsWith(prefix)) mine += 1;
+      else others += 1;
+    }
+    const granted = Math.min(count, limit - others);
+    if (granted < minimum) return Promise.resolve(mine);
+    for (const name of [...slots.keys()]) if (name.startsWith(prefix)) slots.delete(name);
+    for (let index = 0; index < granted; index += 1) slots.set(`${prefix}${index}`, expiresAt);
+    return Promise.resolve(Math.max(0, granted));
+  }
+
   releaseSlot(subject: string, holder: string): Promise<void> {
     const slots = this.#slots.get(subject);
     slots?.delete(holder);

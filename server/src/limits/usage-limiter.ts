@@ -77,10 +77,10 @@ export class UsageLimiter {
 
   constructor(store: LimitCounterStore, clock: Clock, options: LeaseOptions & ConcurrencyGateOptions = {}) {
     this.#clock = clock;
-    const { slotTtlMs, ...leases } = options;
+    const { slotTtlMs, slotLeaseFraction, ...leases } = options;
     this.#rates = new RateLeases(store, leases);
     this.#budgets = new BudgetLeases(store, leases);
-    this.#gate = new ConcurrencyGate(store, slotTtlMs === undefined ? {} : { slotTtlMs });
+    this.#gate = new ConcurrencyGate(store, { ...(slotTtlMs === undefined ? {} : { slotTtlMs }), ...(slotLeaseFraction === undefined ? {} : { slotLeaseFraction }) });
   }
 
   /**

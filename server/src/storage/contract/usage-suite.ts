@@ -107,5 +107,21 @@ export function describeUsageStore(name: string, open: () => Promise<UsageStoreU
       assert.ok((await under.store.counters.pruneExpired(T0 + 60_000)) >= 1);
       assert.equal(await under.store.counters.acquireSlot('key:a', 'request-fresh', 1, T0 + 60_000, T0 + 90_000), true);
     });
+
+    it('leases blocks of slots to processes: never more than the limit together, grown, shrunk, renewed and expired in one call each', async () => {
+      const second = await under.another();
+      const a = under.store.counters;
+      const b = second.counters;
+      assert.equal(await a.holdSlots('user:u', 'lease:a', 6, 1, 10, T0, T0 + 30_000), 6);
+      assert.equal(await b.holdSlots('user:u', 'lease:b', 6, 1, 10, T0, T0 + 30_000), 4, 'as many as fit, at least the minimum');
+      assert.equal(await b.holdSlots('user:u', 'lease:b', 6, 5, 10, T0, T0 + 30_000), 4, 'fewer than the minimum fit: unchanged');
+      assert.equal(await a.acquireSlot('user:u', 'request-1', 10, T0, T0 + 30_000), false, 'leased slots count like per-request slots');
+      assert.equal(await a.holdSlots('user:u', 'lease:a', 2, 0, 10, T0, T0 + 30_000), 2, 'shrunk');
+      assert.equal(await b.holdSlots('user:u', 'lease:b', 8, 8, 10, T0, T0 + 40_000), 8, 'grown into what the other gave back, renewed');
+      assert.equal(await a.acquireSlot('user:u', 'request-1', 11, T0 + 30_000, T0 + 60_000), true, "lease:a's two slots expired at T0 + 30 s");
+      assert.equal(await a.holdSlots('user:u', 'lease:a', 3, 1, 10, T0 + 30_000, T0 + 60_000), 1, 'eight leased and one request: one left');
+      assert.equal(await b.holdSlots('user:u', 'lease:b', 0, 0, 10, T0 + 30_000, T0 + 40_000), 0, 'given back');
+      assert.equal(await a.holdSlots('user:u', 'lease:a', 9, 9, 10, T0 + 30_000, T0 + 60_000), 9);
+    });
   });
 }

@@ -85,6 +85,14 @@ export interface LimitCounterStore {
   acquireSlot(subject: string, holder: string, limit: number, now: number, expiresAt: number): Promise<boolean>;
   /** Gives a slot back (nothing when it is not held). */
   releaseSlot(subject: string, holder: string): Promise<void>;
+  /**
+   * Sets how many slots of `subject` `holder` holds (one process's lease of slots, `limits/slot-leases.ts`),
+   * all of them until `expiresAt`: `count` when that many fit under `limit` beside every other
+   * holder's unexpired slots, else as many as fit when at least `minimum` do; otherwise changes
+   * nothing. Answers how many `holder` holds afterwards. Atomic across processes, one store call
+   * whatever the count. The slots are the rows `<holder>#<index>`, counted like any other slot.
+   */
+  holdSlots(subject: string, holder: string, count: number, minimum: number, limit: number, now: number, expiresAt: number): Promise<number>;
   /** Deletes expired counters and slots; answers how many rows went. */
   pruneExpired(now: number): Promise<number>;
 }

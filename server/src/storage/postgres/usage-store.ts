@@ -63,6 +63,37 @@ export class PostgresLimitCounterStore implements LimitCounterStore {
     });
   }
 
+  async holdSlots(subject: string, holder: string, count: number, minimum: number, limit: number, now: number, expiresAt: number): Promise<number> {
+    const prefix = `${holder}#`;
+    return this.#sql.atomically(async (tx) => {
+      // The same lock as acquireSlot's: counts and inserts of one subject serialize across hosts.
+      await tx.run(
+        `INSERT INTO limit_counters (subject, value, expires_at) VALUES ($1, 0, $2)
+         ON CONFLICT (subject) DO UPDATE SET expires_at = GREATEST(limit_counters.expires_at, excluded.expires_at)`,
+        [`slots:${subject}`, expiresAt],
+      );
+      await tx.first('SELECT 1 FROM limit_counters WHERE subject = $1 FOR UPDATE', [`slots:${subject}`]);
+      await tx.run('DELETE FROM limit_slots WHERE subject = $1 AND expires_at <= $2', [subject, now]);
+      const counts = await tx.first<{ mine: number; total: number }>(
+        'SELECT count(*) FILTER (WHERE substr(holder, 1, $2) = $3)::integer AS mine, count(*)::integer AS total FROM limit_slots WHERE subject = $1',
+        [subject, prefix.length, prefix],
+      );
+      const mine = counts?.mine ?? 0;
+      const granted = Math.min(count, limit - ((counts?.total ?? 0) - mine));
+      if (granted < minimum) return mine;
+      const kept = Math.max(0, granted);
+      if (kept < mine) {
+        const surplus = Array.from({ length: mine - kept }, (_, offset) => `${prefix}${kept + offset}`);
+        await tx.run('DELETE FROM limit_slots WHERE subject = $1 AND holder = ANY($2::text[])', [subject, surplus]);
+      }
+      await tx.run('UPDATE limit_slots SET expires_at = $4 WHERE subject = $1 AND substr(holder, 1, $2) = $3', [subject, prefix.length, prefix, expiresAt]);
+      if (kept > mine) {
+        await tx.run('INSERT INTO limit_slots (subject, holder, expires_at) SELECT $1, $2::text || n, $3 FROM generate_series($4::integer, $5::integer - 1) AS n', [subject, prefix, expiresAt, mine, kept]);
+      }
+      return kept;
+    });
+  }
+
   async releaseSlot(subject: string, holder: string): Promise<void> {
     await this.#sql.run('DELETE FROM limit_slots WHERE subject = $1 AND holder = $2', [subject, holder], { lookup: true });
   }

@@ -64,6 +64,32 @@ export class SqliteLimitCounterStore implements LimitCounterStore {
     );
   }
 
+  holdSlots(subject: string, holder: string, count: number, minimum: number, limit: number, now: number, expiresAt: number): Promise<number> {
+    const db = this.#c.write;
+    const prefix = `${holder}#`;
+    return this.#c.gate.write(() =>
+      db
+        .transaction(() => {
+          statement(db, 'DELETE FROM limit_slots WHERE subject = ? AND expires_at <= ?').run(subject, now);
+          const counts = statement<[number, string, string], { mine: number | null; total: number }>(
+            db,
+            'SELECT sum(substr(holder, 1, ?) = ?) AS mine, count(*) AS total FROM limit_slots WHERE subject = ?',
+          ).get(prefix.length, prefix, subject);
+          const mine = counts?.mine ?? 0;
+          const granted = Math.min(count, limit - ((counts?.total ?? 0) - mine));
+          if (granted < minimum) return mine;
+          const kept = Math.max(0, granted);
+          const remove = statement(db, 'DELETE FROM limit_slots WHERE subject = ? AND holder = ?');
+          for (let index = kept; index < mine; index += 1) remove.run(subject, `${prefix}${index}`);
+          statement(db, 'UPDATE limit_slots SET expires_at = ? WHERE subject = ? AND substr(holder, 1, ?) = ?').run(expiresAt, subject, prefix.length, prefix);
+          const insert = statement(db, 'INSERT INTO limit_slots (subject, holder, expires_at) VALUES (?, ?, ?)');
+          for (let index = mine; index < kept; index += 1) insert.run(subject, `${prefix}${index}`, expiresAt);
+          return kept;
+        })
+        .immediate(),
+    );
+  }
+
   releaseSlot(subject: string, holder: string): Promise<void> {
     return this.#c.gate.write(() => {
       statement(this.#c.write, 'DELETE FROM limit_slots WHERE subject = ? AND holder = ?').run(subject, holder);
