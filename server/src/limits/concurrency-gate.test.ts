@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'vitest';
+import { describe, it, vi } from 'vitest';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import { MemoryLimitCounterStore } from './memory-counter-store.js';
 
@@ -33,8 +33,8 @@ describe('concurrency gate', () => {
         };
       },
     });
-    const first = new ConcurrencyGate(counted, { slotTtlMs: 60_000 });
-    const second = new ConcurrencyGate(counted, { slotTtlMs: 60_000 });
+    const first = new ConcurrencyGate(counted, { slotTtlMs: 60_000, slotLingerMs: 0 });
+    const second = new ConcurrencyGate(counted, { slotTtlMs: 60_000, slotLingerMs: 0 });
     // A cap of 100: a cushion of 5 slots per lease.
     const admitted = await Promise.all(Array.from({ length: 10 }, (_, index) => first.acquire('user:u', `a${index}`, 100, NOW)));
     assert.ok(admitted.every(Boolean));
@@ -50,6 +50,27 @@ describe('concurrency gate', () => {
     await store.holdSlots('user:u', 'probe', 0, 0, 100, NOW, NOW + 1);
     await first.release('user:u', 'last');
     assert.equal(await second.acquire('user:u', 'c', 100, NOW), true, 'the last release gave every slot of the first process back');
+  });
+
+  it('keeps an idle lease for the linger, then gives every slot back to the store', async () => {
+    vi.useFakeTimers();
+    try {
+      const store = new MemoryLimitCounterStore();
+      const gate = new ConcurrencyGate(store, { slotTtlMs: 60_000, slotLingerMs: 1000 });
+      const other = new ConcurrencyGate(store, { slotTtlMs: 60_000 });
+      for (let round = 0; round < 3; round += 1) {
+        assert.equal(await gate.acquire('user:u', `r${round}`, 40, NOW), true);
+        await gate.release('user:u', `r${round}`);
+      }
+      // A cap of 40: a cushion of 2; the idle process still holds 3 (one request and the cushion).
+      assert.equal(await store.holdSlots('user:u', 'probe', 40, 0, 40, NOW, NOW + 1), 37);
+      await store.holdSlots('user:u', 'probe', 0, 0, 40, NOW, NOW + 1);
+      await vi.advanceTimersByTimeAsync(1000);
+      const taken = await Promise.all(Array.from({ length: 41 }, (_, index) => other.acquire('user:u', `o${index}`, 40, NOW)));
+      assert.equal(taken.filter(Boolean).length, 40, 'the whole cap, once the first process gave its slots back');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('refuses a slot lifetime that is not positive', () => {

@@ -4,12 +4,14 @@
  * (`holdSlots`, one store call whatever the number) and admits its requests from them in memory.
  * When its requests fill what it holds, it leases more (what it needs plus a cushion of
  * `⌊cap × slotLeaseFraction⌋`, at most {@link MAX_SLOT_CUSHION}); it gives the cushion's surplus back
- * when more than two cushions lie idle, and every slot back when its last request ends.
+ * when more than two cushions lie idle, and every slot back when none of its requests held one for
+ * `slotLingerMs` (1 s).
  *
  * Across processes the cap is never exceeded: the slots held by all processes together never pass
- * it. The trade is the other way: a request may be refused while another process holds up to two
- * cushions of idle slots (none for a cap under 1 / `slotLeaseFraction`, 20 by default: those are
- * leased one by one, exactly as a slot per request). A lease expires `slotTtlMs` plus a tenth of it
+ * it. The trade is the other way: a request may be refused while another process that served a
+ * request within the last `slotLingerMs` holds up to two cushions of idle slots (none for a cap under
+ * 1 / `slotLeaseFraction`, 20 by default: those are taken and given back one by one, a store call at
+ * each end of a request, as before leases). A lease expires `slotTtlMs` plus a tenth of it
  * after it was last written and is renewed before it covers less than `slotTtlMs`, so a request is
  * counted for at least `slotTtlMs`, and a process that died holds nothing for longer (docs/limits.md).
  */
@@ -25,6 +27,8 @@ export interface ConcurrencyGateOptions {
    * {@link MAX_SLOT_CUSHION}). 0: a store call at each start and end of a request. @default 0.05
    */
   slotLeaseFraction?: number;
+  /** How long a process keeps its slots once it has no request in flight (ms; 0: gives them back at once). @default 1000 */
+  slotLingerMs?: number;
 }
 
 /** The largest cushion a process leases beyond its requests in flight. */
@@ -40,6 +44,8 @@ interface SlotLease {
   expiresAt: number;
   /** The idle slots kept beyond the requests in flight (from the cap last seen). */
   cushion: number;
+  /** A release of every slot is scheduled (the lease went idle). */
+  lingering: boolean;
   /** The store call in progress for this subject (they run one at a time). */
   busy: Promise<unknown> | null;
 }
@@ -49,16 +55,20 @@ export class ConcurrencyGate {
   readonly #store: LimitCounterStore;
   readonly #slotTtlMs: number;
   readonly #fraction: number;
+  readonly #lingerMs: number;
   /** This process's name among the slots' holders. */
   readonly #holder = `lease:${randomUUID()}`;
+  /** By subject; kept while the process runs (one small record per key or user with a cap it served). */
   readonly #leases = new Map<string, SlotLease>();
 
   constructor(store: LimitCounterStore, options: ConcurrencyGateOptions = {}) {
     this.#store = store;
     this.#slotTtlMs = options.slotTtlMs ?? 600_000;
     this.#fraction = options.slotLeaseFraction ?? 0.05;
+    this.#lingerMs = options.slotLingerMs ?? 1000;
     if (!(this.#slotTtlMs > 0)) throw new RangeError('slotTtlMs must be positive');
     if (!(this.#fraction >= 0 && this.#fraction <= 1)) throw new RangeError('slotLeaseFraction must be between 0 and 1');
+    if (!(this.#lingerMs >= 0)) throw new RangeError('slotLingerMs must not be negative');
   }
 
   /**
@@ -89,24 +99,47 @@ export class ConcurrencyGate {
     });
   }
 
-  /** Gives a request's slot back to this process's lease; gives idle slots back to the store as described above. */
+  /**
+   * Gives a request's slot back to this process's lease, and idle slots back to the store: with no
+   * cushion (a small cap) at once, as a slot per request; past two idle cushions down to one; and
+   * every slot once no request of this process has held one for `slotLingerMs`.
+   */
   async release(subject: string, _holder: string): Promise<void> {
     const lease = this.#leases.get(subject);
     if (lease === undefined || lease.inFlight === 0) return;
     lease.inFlight -= 1;
-    if (this.#target(lease) === null) return;
-    await this.#exclusive(lease, async () => {
+    if (lease.inFlight === 0 && lease.held > 0 && lease.cushion > 0 && this.#lingerMs > 0) {
+      this.#releaseWhenIdle(subject, lease);
+      return;
+    }
+    if (this.#target(lease) !== null) await this.#shrink(subject, lease);
+  }
+
+  /** Gives every slot of `subject` back after the linger, unless a request took one meanwhile. */
+  #releaseWhenIdle(subject: string, lease: SlotLease): void {
+    if (lease.lingering) return;
+    lease.lingering = true;
+    const timer = setTimeout(() => {
+      lease.lingering = false;
+      // A failed write leaves the slots to expire on their own.
+      if (lease.inFlight === 0) this.#shrink(subject, lease).catch(() => undefined);
+    }, this.#lingerMs);
+    timer.unref();
+  }
+
+  #shrink(subject: string, lease: SlotLease): Promise<void> {
+    return this.#exclusive(lease, async () => {
       const target = this.#target(lease);
       if (target === null) return;
       // Shrinking always fits: no cap to check, nothing to expire first (time 0).
       lease.held = await this.#store.holdSlots(subject, this.#holder, target, 0, Number.MAX_SAFE_INTEGER, 0, lease.expiresAt);
-      if (lease.held === 0 && lease.inFlight === 0 && lease.busy === null) this.#leases.delete(subject);
     });
   }
 
   /** How many slots the lease should shrink to now (null: keep them). */
   #target(lease: SlotLease): number | null {
-    if (lease.inFlight === 0) return lease.held > 0 ? 0 : null;
+    if (lease.held <= lease.inFlight) return null;
+    if (lease.cushion === 0 || lease.inFlight === 0) return lease.inFlight;
     return lease.held - lease.inFlight > 2 * lease.cushion ? lease.inFlight + lease.cushion : null;
   }
 
@@ -126,7 +159,7 @@ export class ConcurrencyGate {
   #lease(subject: string): SlotLease {
     let lease = this.#leases.get(subject);
     if (lease === undefined) {
-      lease = { held: 0, inFlight: 0, expiresAt: 0, cushion: 0, busy: null };
+      lease = { held: 0, inFlight: 0, expiresAt: 0, cushion: 0, lingering: false, busy: null };
       this.#leases.set(subject, lease);
     }
     return lease;

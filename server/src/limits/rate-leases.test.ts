@@ -86,6 +86,36 @@ describe('rate leases', () => {
     assert.equal(leases.status('tpm', rate, NOW).remaining, 10);
   });
 
+  it('admits from the live block without a round trip (takeLocal), and not from a lapsed or short one', async () => {
+    const store = new CountingStore();
+    const leases = new RateLeases(store, { rateLeaseFraction: 0.5, rateLeaseTtlMs: 1000 });
+    const rate = perMinute(10);
+    assert.equal(leases.takeLocal('s', 1, NOW), false, 'no block yet');
+    await leases.take('s', rate, 1, NOW);
+    assert.equal(leases.takeLocal('s', 5, NOW), false, 'the block holds 4');
+    assert.equal(leases.takeLocal('s', 4, NOW + 1000), true);
+    assert.equal(leases.takeLocal('s', 1, NOW + 1000), false, 'spent');
+    assert.equal(store.updates, 1);
+    await leases.giveBack('s', rate, 2, NOW + 1000);
+    assert.equal(leases.takeLocal('s', 1, NOW + 1001), false, 'lapsed');
+  });
+
+  it('returns units given back after their block lapsed to the counter with the next lease, not with a write of their own', async () => {
+    const store = new CountingStore();
+    const leases = new RateLeases(store, { rateLeaseFraction: 0.1, rateLeaseTtlMs: 1000 });
+    const rate = perMinute(100);
+    await leases.take('tpm', rate, 50, NOW); // leases 50 of 100
+    await leases.giveBack('tpm', rate, 40, NOW + 1001); // the block lapsed: the refund waits
+    assert.equal(store.updates, 1, 'no write for the refund');
+    const other = new RateLeases(store, { rateLeaseFraction: 0, rateLeaseTtlMs: 0 });
+    // 1 s refilled 1 unit (and a bit): 51 conform, not 52.
+    assert.equal((await other.take('tpm', rate, 52, NOW + 1001)).allowed, false, 'still reserved: never more than the limit');
+    assert.equal((await leases.take('tpm', rate, 10, NOW + 1001)).allowed, true);
+    assert.equal(store.updates, 3, 'the refund went with the lease');
+    assert.equal((await other.take('tpm', rate, 82, NOW + 1001)).allowed, false);
+    assert.equal((await other.take('tpm', rate, 81, NOW + 1001)).allowed, true, '51 − 10 + the 40 given back');
+  });
+
   it('two processes sharing one counter never admit more than one exact limiter would, plus the lease lifetime', async () => {
     const store = new MemoryLimitCounterStore();
     const rate = perMinute(60);

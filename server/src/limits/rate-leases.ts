@@ -37,6 +37,8 @@ interface LocalLease {
   expiresAt: number;
   /** The shared counter's TAT when last seen. */
   tat: number | null;
+  /** Units given back after their block lapsed, to return to the counter with the next lease. */
+  refund: number;
 }
 
 /** Leases of per-minute capacity held by this process. */
@@ -89,12 +91,18 @@ export class RateLeases {
       const need = cost - local.units;
       const want = Math.max(need, Math.ceil(rate.limit * this.#options.rateLeaseFraction));
       // The block is filled before the lease settles, so the calls waiting for it find its units.
+      // Units given back after their block lapsed go back to the counter with this lease.
+      const refund = local.refund;
       const grant = await this.#leasing.run(subject, async () => {
         const granted = await this.#store.update<LeaseGrant>(subject, now, (current) => {
-          const answer = lease(current?.value ?? null, now, need, want, rate);
-          return { next: answer.granted > 0 ? { value: answer.tat, expiresAt: Math.ceil(answer.tat) + 1 } : null, result: answer };
+          const seen = current?.value ?? null;
+          const tat = refund > 0 && seen !== null ? giveBack(seen, now, refund, rate) : seen;
+          const answer = lease(tat, now, need, want, rate);
+          const next = answer.granted > 0 ? answer.tat : tat;
+          return { next: next !== seen && next !== null ? { value: next, expiresAt: Math.ceil(next) + 1 } : null, result: answer };
         });
         const block = this.#fresh(subject, now);
+        block.refund -= refund;
         block.tat = granted.tat;
         if (granted.granted > 0) {
           block.units += granted.granted;
@@ -142,14 +150,19 @@ export class RateLeases {
   }
 
   /**
-   * Gives back `units` admitted but not used: to the live block, or else to the counter. Answers a
-   * promise only when the counter is written (to the block: done at once).
+   * Gives back `units` admitted but not used: to the live block; after it lapsed, to the counter with
+   * this process's next lease of the limit (until then they stay reserved: never an over-admission).
+   * Without leases (`rateLeaseTtlMs: 0`), to the counter at once. Answers a promise only when the
+   * counter is written.
    */
   giveBack(subject: string, rate: Rate, units: number, now: number): Promise<void> | undefined {
     if (units <= 0) return undefined;
     const local = this.#fresh(subject, now);
-    if (this.#options.rateLeaseTtlMs > 0 && local.expiresAt >= now) {
-      local.units += units;
+    if (this.#options.rateLeaseTtlMs > 0) {
+      // To the live block; after it lapsed, with this process's next lease of the limit (no write
+      // per call: a call that ends after its block lapsed would otherwise cost one).
+      if (local.expiresAt >= now) local.units += units;
+      else local.refund += units;
       return undefined;
     }
     return this.#giveBackToCounter(subject, rate, units, now);
@@ -177,6 +190,7 @@ export class RateLeases {
   /** Forgets limits that are full again and hold no block (bounds this process's memory). */
   forgetIdle(now: number): void {
     for (const [subject, local] of this.#local) {
+      // A refund still pending changes nothing then: the limit is full again.
       if ((local.units === 0 || local.expiresAt <= now) && (local.tat === null || local.tat <= now)) this.#local.delete(subject);
     }
   }
@@ -185,7 +199,7 @@ export class RateLeases {
   #fresh(subject: string, now: number): LocalLease {
     let local = this.#local.get(subject);
     if (local === undefined) {
-      local = { units: 0, expiresAt: now, tat: null };
+      local = { units: 0, expiresAt: now, tat: null, refund: 0 };
       this.#local.set(subject, local);
     } else if (local.expiresAt < now) {
       local.units = 0;
