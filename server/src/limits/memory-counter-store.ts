@@ -3,7 +3,7 @@
  * single server process, and for tests of the limiters; several processes share counters through
  * the database's store instead (`storage/sqlite/usage-store.ts`, `storage/postgres/usage-store.ts`).
  */
-import type { LimitCounter, LimitCounterStore, LimitCounterUpdate } from '../storage/port/usage.js';
+import type { CounterUpdate, LimitCounter, LimitCounterStore, LimitCounterUpdate } from '../storage/port/usage.js';
 
 /** Counters and concurrency slots of one process. */
 export class MemoryLimitCounterStore implements LimitCounterStore {
@@ -15,6 +15,10 @@ export class MemoryLimitCounterStore implements LimitCounterStore {
     const { next, result } = decide(stored === undefined || stored.expiresAt <= now ? null : { ...stored });
     if (next !== null) this.#counters.set(subject, { ...next });
     return Promise.resolve(result);
+  }
+
+  updateMany<Result>(updates: readonly CounterUpdate<Result>[], now: number): Promise<Result[]> {
+    return Promise.all(updates.map(({ subject, decide }) => this.update(subject, now, decide)));
   }
 
   acquireSlot(subject: string, holder: string, limit: number, now: number, expiresAt: number): Promise<boolean> {

@@ -116,6 +116,29 @@ describe('rate leases', () => {
     assert.equal((await other.take('tpm', rate, 81, NOW + 1001)).allowed, true, '51 − 10 + the 40 given back');
   });
 
+  it('prefetches the blocks of several limits in one store call, then takes from them without another', async () => {
+    let batches = 0;
+    const store = new (class extends CountingStore {
+      override updateMany<Result>(updates: readonly { subject: string; decide: (current: LimitCounter | null) => LimitCounterUpdate<Result> }[], now: number): Promise<Result[]> {
+        batches += 1;
+        return super.updateMany(updates, now);
+      }
+    })();
+    const leases = new RateLeases(store, { rateLeaseFraction: 0.1, rateLeaseTtlMs: 1000 });
+    const wanted = [
+      { subject: 'rpm', rate: perMinute(100), cost: 1 },
+      { subject: 'tpm', rate: perMinute(1000), cost: 30 },
+      { subject: 'model:tpm', rate: perMinute(1000), cost: 30 },
+    ];
+    await leases.prefetch(wanted, NOW);
+    assert.equal(batches, 1);
+    for (const { subject, rate, cost } of wanted) assert.equal((await leases.take(subject, rate, cost, NOW)).allowed, true);
+    assert.equal(store.updates, 3, 'the three leases of the batch, and none after');
+    assert.equal(leases.status('tpm', perMinute(1000), NOW).remaining, 1000 - 30, '100 leased, 30 taken');
+    await leases.prefetch([{ subject: 'rpm', rate: perMinute(100), cost: 1 }, ...wanted.slice(1)], NOW);
+    assert.equal(batches, 1, 'no batch while the blocks hold the costs');
+  });
+
   it('two processes sharing one counter never admit more than one exact limiter would, plus the lease lifetime', async () => {
     const store = new MemoryLimitCounterStore();
     const rate = perMinute(60);
@@ -146,6 +169,7 @@ describe('rate leases', () => {
 /** A store that fails every update, to show the limiter surfaces storage errors instead of admitting. */
 const failingStore: LimitCounterStore = {
   update: () => Promise.reject(new Error('database down')),
+  updateMany: () => Promise.reject(new Error('database down')),
   acquireSlot: () => Promise.reject(new Error('database down')),
   releaseSlot: () => Promise.reject(new Error('database down')),
   holdSlots: () => Promise.reject(new Error('database down')),

@@ -4,7 +4,7 @@
  * round trip, so a database sees one update per block, not per request. A block lapses after
  * `rateLeaseTtlMs`, which bounds how much the processes together can exceed the limit (docs/limits.md).
  */
-import type { LimitCounterStore } from '../storage/port/usage.js';
+import type { LimitCounter, LimitCounterStore, LimitCounterUpdate } from '../storage/port/usage.js';
 import { advance, availableUnits, giveBack, lease, resetMs, waitFor, type LeaseGrant, type Rate } from './gcra.js';
 import { resolveLeaseOptions, type LeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
 import { SingleFlight } from './single-flight.js';
@@ -91,23 +91,10 @@ export class RateLeases {
       const need = cost - local.units;
       const want = Math.max(need, Math.ceil(rate.limit * this.#options.rateLeaseFraction));
       // The block is filled before the lease settles, so the calls waiting for it find its units.
-      // Units given back after their block lapsed go back to the counter with this lease.
-      const refund = local.refund;
+      const request = this.#leaseRequest(subject, rate, need, want, now);
       const grant = await this.#leasing.run(subject, async () => {
-        const granted = await this.#store.update<LeaseGrant>(subject, now, (current) => {
-          const seen = current?.value ?? null;
-          const tat = refund > 0 && seen !== null ? giveBack(seen, now, refund, rate) : seen;
-          const answer = lease(tat, now, need, want, rate);
-          const next = answer.granted > 0 ? answer.tat : tat;
-          return { next: next !== seen && next !== null ? { value: next, expiresAt: Math.ceil(next) + 1 } : null, result: answer };
-        });
-        const block = this.#fresh(subject, now);
-        block.refund -= refund;
-        block.tat = granted.tat;
-        if (granted.granted > 0) {
-          block.units += granted.granted;
-          block.expiresAt = now + this.#options.rateLeaseTtlMs;
-        }
+        const granted = await this.#store.update<LeaseGrant>(subject, now, request.decide);
+        request.apply(granted);
         return granted;
       });
       const after = this.#fresh(subject, now);
@@ -125,6 +112,28 @@ export class RateLeases {
     }
     const local = this.#fresh(subject, now);
     return { allowed: false, retryAfterMs: Math.max(1, waitFor(local.tat, now, cost, rate)), ...this.status(subject, rate, now) };
+  }
+
+  /**
+   * Leases, in one store call, a block of each of `wanted` whose block cannot give its cost and that
+   * has no lease in flight, when two or more are in that case (the blocks of one call's limits were
+   * leased together, so they lapse together). Decides nothing about the call: {@link take} then takes
+   * from the blocks, or leases on its own what they still lack.
+   */
+  async prefetch(wanted: readonly { subject: string; rate: Rate; cost: number }[], now: number): Promise<void> {
+    const due = wanted.filter(({ subject, cost }) => this.#leasing.pending(subject) === undefined && this.#fresh(subject, now).units < cost);
+    if (due.length < 2) return;
+    const requests = due.map(({ subject, rate, cost }) => {
+      const need = cost - this.#fresh(subject, now).units;
+      return this.#leaseRequest(subject, rate, need, Math.max(need, Math.ceil(rate.limit * this.#options.rateLeaseFraction)), now);
+    });
+    await this.#leasing.runAll(
+      due.map(({ subject }) => subject),
+      async () => {
+        const grants = await this.#store.updateMany(requests, now);
+        grants.forEach((grant, index) => requests[index]?.apply(grant));
+      },
+    );
   }
 
   /**
@@ -184,6 +193,34 @@ export class RateLeases {
       limit: rate.limit,
       remaining: Math.min(rate.limit, local.units + availableUnits(local.tat, now, rate)),
       resetMs: resetMs(local.tat, now),
+    };
+  }
+
+  /**
+   * A lease of between `need` and `want` units of `subject`: its counter update (units given back
+   * after their block lapsed return to the counter with it) and what applying its grant does to the
+   * block (filled before the lease settles, so the calls waiting for it find its units).
+   */
+  #leaseRequest(subject: string, rate: Rate, need: number, want: number, now: number): { subject: string; decide: (current: LimitCounter | null) => LimitCounterUpdate<LeaseGrant>; apply: (grant: LeaseGrant) => void } {
+    const refund = this.#fresh(subject, now).refund;
+    return {
+      subject,
+      decide: (current) => {
+        const seen = current?.value ?? null;
+        const tat = refund > 0 && seen !== null ? giveBack(seen, now, refund, rate) : seen;
+        const answer = lease(tat, now, need, want, rate);
+        const next = answer.granted > 0 ? answer.tat : tat;
+        return { next: next !== seen && next !== null ? { value: next, expiresAt: Math.ceil(next) + 1 } : null, result: answer };
+      },
+      apply: (grant) => {
+        const block = this.#fresh(subject, now);
+        block.refund -= refund;
+        block.tat = grant.tat;
+        if (grant.granted > 0) {
+          block.units += grant.granted;
+          block.expiresAt = now + this.#options.rateLeaseTtlMs;
+        }
+      },
     };
   }
 

@@ -84,6 +84,13 @@ export function describeUsageStore(name: string, open: () => Promise<UsageStoreU
       assert.equal(await counters.update('rate:key:a', T0 + 60_000, addTo(1, T0 + 60_000)), 1, 'expired at T0 + 60 s: starts again');
     });
 
+    it('updates several counters in one call, each as update would, answering in order', async () => {
+      const { counters } = under.store;
+      await counters.update('rate:b', T0, addTo(3, T0));
+      assert.deepEqual(await counters.updateMany([{ subject: 'rate:a', decide: addTo(1, T0) }, { subject: 'rate:b', decide: addTo(2, T0) }, { subject: 'rate:c', decide: () => ({ next: null, result: -1 }) }], T0), [1, 5, -1]);
+      assert.equal(await counters.update('rate:c', T0, addTo(1, T0)), 1, 'a null next left it missing');
+    });
+
     it('serializes counter updates from several processes: none is lost', async () => {
       const others = [under.store, await under.another(), await under.another()];
       const updates = others.flatMap((store) => Array.from({ length: 20 }, () => store.counters.update('budget:user:a', T0, addTo(1, T0))));

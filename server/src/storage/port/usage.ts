@@ -54,6 +54,12 @@ export interface LimitCounterUpdate<Result> {
   result: Result;
 }
 
+/** One counter's update in {@link LimitCounterStore.updateMany}. */
+export interface CounterUpdate<Result> {
+  subject: string;
+  decide: (current: LimitCounter | null) => LimitCounterUpdate<Result>;
+}
+
 /** Hourly usage totals, kept beyond the audit's retention. */
 export interface UsageTotalsStore {
   /**
@@ -78,6 +84,12 @@ export interface LimitCounterStore {
    * an adapter may call it again when it retries the step.
    */
   update<Result>(subject: string, now: number, decide: (current: LimitCounter | null) => LimitCounterUpdate<Result>): Promise<Result>;
+  /**
+   * {@link update} of several counters at once, each atomic as there, answering their results in
+   * order: the blocks of one call's limits lapse together and are leased again together. An adapter
+   * whose writes block (SQLite) makes them one transaction; others may run them side by side.
+   */
+  updateMany<Result>(updates: readonly CounterUpdate<Result>[], now: number): Promise<Result[]>;
   /**
    * Takes a slot of `subject` for `holder` until `expiresAt` when fewer than `limit` unexpired slots
    * are held; answers whether it was taken. Atomic across processes.

@@ -4,7 +4,7 @@
  * that locks the counter's row, so updates from several hosts serialize on it. The limiters call
  * {@link PostgresLimitCounterStore.update} once per leased block of capacity, not once per request.
  */
-import type { LimitCounter, LimitCounterStore, LimitCounterUpdate, UsageQuery, UsageStore, UsageTotal } from '../port/usage.js';
+import type { CounterUpdate, LimitCounter, LimitCounterStore, LimitCounterUpdate, UsageQuery, UsageStore, UsageTotal } from '../port/usage.js';
 import { mergeUsageTotals } from '../../limits/usage-meter.js';
 import { storedPartyId, usageTotalOf, type UsageTotalRow } from '../rows.js';
 import type { Executor } from './executor.js';
@@ -41,6 +41,13 @@ export class PostgresLimitCounterStore implements LimitCounterStore {
       if (error instanceof CounterRaceError) return this.update(subject, now, decide);
       throw error;
     });
+  }
+
+  /** One after the other, each in its own transaction: nothing blocks the process while they run. */
+  async updateMany<Result>(updates: readonly CounterUpdate<Result>[], now: number): Promise<Result[]> {
+    const results: Result[] = [];
+    for (const { subject, decide } of updates) results.push(await this.update(subject, now, decide));
+    return results;
   }
 
   async acquireSlot(subject: string, holder: string, limit: number, now: number, expiresAt: number): Promise<boolean> {
