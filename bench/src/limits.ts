@@ -3,9 +3,10 @@
  * engine) on one server, (a) with a key and owner without limits and (b) with limits on the key and
  * its owner set high enough never to refuse (requests and tokens per minute, a per-model rate and a
  * monthly token budget: the leased limits), in alternating rounds, each keeping its best round. (c),
- * with a concurrency cap added, is shown without a goal: a cap on calls in flight is exact across
- * processes, so it costs one database write at each end of a call (docs/limits.md). Run on SQLite
- * and on PostgreSQL (a local server started for the run, as `postgres.ts` does).
+ * with a concurrency cap added (far above the 32 calls in flight), is shown without a goal: the
+ * process admits from its lease of slots, a database write only when the lease grows, shrinks or is
+ * renewed (docs/limits.md). Run on SQLite and on PostgreSQL (a local server started for the run, as
+ * `postgres.ts` does).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';

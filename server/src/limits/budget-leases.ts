@@ -5,7 +5,7 @@
  * the boundary. The old period's counter expires at its end.
  */
 import type { LimitCounterStore } from '../storage/port/usage.js';
-import { periodBounds, type PeriodBounds } from './budget-period.js';
+import { periodBounds, type BudgetPeriod, type PeriodBounds } from './budget-period.js';
 import { resolveLeaseOptions, type LeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
 import { SingleFlight } from './single-flight.js';
 import type { TokenBudget } from './usage-limits.js';
@@ -24,6 +24,13 @@ export interface BudgetCheck {
   resetMs: number;
 }
 
+/** The period a subject's budget counts in now, and its counter's name (so neither is rebuilt per call). */
+interface CurrentPeriod {
+  kind: BudgetPeriod;
+  period: PeriodBounds;
+  counter: string;
+}
+
 interface LocalBlock {
   units: number;
   /** The shared counter (tokens used and leased in the period) when last seen. */
@@ -36,16 +43,29 @@ export class BudgetLeases {
   readonly #options: ResolvedLeaseOptions;
   readonly #local = new Map<string, LocalBlock>();
   readonly #leasing = new SingleFlight();
+  /** By subject: the period of its budget last seen. */
+  readonly #periods = new Map<string, CurrentPeriod>();
 
   constructor(store: LimitCounterStore, options: LeaseOptions = {}) {
     this.#store = store;
     this.#options = resolveLeaseOptions(options);
   }
 
+  /**
+   * Takes `cost` tokens of `subject`'s budget for the period holding `now` when this process's block
+   * holds them, without a round trip or a promise; answers false, taking nothing, when a lease is
+   * needed ({@link take} then decides).
+   */
+  takeLocal(subject: string, budget: TokenBudget, cost: number, now: number): boolean {
+    const local = this.#local.get(this.#current(subject, budget, now).counter);
+    if (local === undefined || local.units < cost) return false;
+    local.units -= cost;
+    return true;
+  }
+
   /** Takes `cost` tokens of `subject`'s budget for the period holding `now`. */
   async take(subject: string, budget: TokenBudget, cost: number, now: number): Promise<BudgetCheck> {
-    const period = periodBounds(now, budget.period);
-    const counter = counterName(subject, period);
+    const { period, counter } = this.#current(subject, budget, now);
     let leases = 0;
     for (let look = 0; look < MAX_LOOKS && leases < MAX_LEASES; look += 1) {
       const local = this.#block(counter);
@@ -86,32 +106,38 @@ export class BudgetLeases {
     return { allowed: false, ...this.#status(this.#block(counter), budget, period, now) };
   }
 
-  /** Charges `tokens` more than were admitted: from the block, the rest on the counter (it may overdraw). */
-  async charge(subject: string, budget: TokenBudget, tokens: number, now: number): Promise<void> {
-    if (tokens <= 0) return;
-    const period = periodBounds(now, budget.period);
-    const counter = counterName(subject, period);
+  /**
+   * Charges `tokens` more than were admitted: from the block, the rest on the counter (it may
+   * overdraw). Answers a promise only when the counter is written (from the block: done at once).
+   */
+  charge(subject: string, budget: TokenBudget, tokens: number, now: number): Promise<void> | undefined {
+    if (tokens <= 0) return undefined;
+    const { period, counter } = this.#current(subject, budget, now);
     const local = this.#block(counter);
     const fromBlock = Math.min(local.units, tokens);
     local.units -= fromBlock;
     const rest = tokens - fromBlock;
-    if (rest === 0) return;
-    this.#block(counter).used = await this.#store.update(counter, now, (current) => {
-      const used = (current?.value ?? 0) + rest;
-      return { next: { value: used, expiresAt: period.end }, result: used };
-    });
+    if (rest === 0) return undefined;
+    return this.#store
+      .update(counter, now, (current) => {
+        const used = (current?.value ?? 0) + rest;
+        return { next: { value: used, expiresAt: period.end }, result: used };
+      })
+      .then((used) => {
+        this.#block(counter).used = used;
+      });
   }
 
   /** Gives back `tokens` admitted but not used, to this process's block of the current period. */
   giveBack(subject: string, budget: TokenBudget, tokens: number, now: number): void {
     if (tokens <= 0) return;
-    this.#block(counterName(subject, periodBounds(now, budget.period))).units += tokens;
+    this.#block(this.#current(subject, budget, now).counter).units += tokens;
   }
 
   /** The budget's state as this process knows it, without a round trip. */
   status(subject: string, budget: TokenBudget, now: number): Omit<BudgetCheck, 'allowed'> {
-    const period = periodBounds(now, budget.period);
-    return this.#status(this.#block(counterName(subject, period)), budget, period, now);
+    const { period, counter } = this.#current(subject, budget, now);
+    return this.#status(this.#block(counter), budget, period, now);
   }
 
   /** Forgets the blocks of periods that ended before `now`. */
@@ -120,6 +146,18 @@ export class BudgetLeases {
       const end = Number(counter.slice(counter.lastIndexOf('@') + 1).split('-')[1]);
       if (end <= now) this.#local.delete(counter);
     }
+    for (const [subject, current] of this.#periods) if (current.period.end <= now) this.#periods.delete(subject);
+  }
+
+  /** The period of `subject`'s budget holding `now`, and its counter (computed when `now` leaves the last one seen). */
+  #current(subject: string, budget: TokenBudget, now: number): CurrentPeriod {
+    let current = this.#periods.get(subject);
+    if (current === undefined || current.kind !== budget.period || now < current.period.start || now >= current.period.end) {
+      const period = periodBounds(now, budget.period);
+      current = { kind: budget.period, period, counter: counterName(subject, period) };
+      this.#periods.set(subject, current);
+    }
+    return current;
   }
 
   #status(local: LocalBlock, budget: TokenBudget, period: PeriodBounds, now: number): Omit<BudgetCheck, 'allowed'> {

@@ -3,7 +3,7 @@
  * single server process, and for tests of the limiters; several processes share counters through
  * the database's store instead (`storage/sqlite/usage-store.ts`, `storage/postgres/usage-store.ts`).
  */
-import type { LimitCounter, LimitCounterStore, LimitCounterUpdate } from '../storage/port/usage.js';
+import type { CounterUpdate, LimitCounter, LimitCounterStore, LimitCounterUpdate } from '../storage/port/usage.js';
 
 /** Counters and concurrency slots of one process. */
 export class MemoryLimitCounterStore implements LimitCounterStore {
@@ -17,6 +17,10 @@ export class MemoryLimitCounterStore implements LimitCounterStore {
     return Promise.resolve(result);
   }
 
+  updateMany<Result>(updates: readonly CounterUpdate<Result>[], now: number): Promise<Result[]> {
+    return Promise.all(updates.map(({ subject, decide }) => this.update(subject, now, decide)));
+  }
+
   acquireSlot(subject: string, holder: string, limit: number, now: number, expiresAt: number): Promise<boolean> {
     const slots = this.#slots.get(subject) ?? new Map<string, number>();
     for (const [other, expiry] of slots) if (expiry <= now) slots.delete(other);
@@ -24,6 +28,24 @@ export class MemoryLimitCounterStore implements LimitCounterStore {
     slots.set(holder, expiresAt);
     this.#slots.set(subject, slots);
     return Promise.resolve(true);
+  }
+
+  holdSlots(subject: string, holder: string, count: number, minimum: number, limit: number, now: number, expiresAt: number): Promise<number> {
+    const slots = this.#slots.get(subject) ?? new Map<string, number>();
+    this.#slots.set(subject, slots);
+    const prefix = `${holder}#`;
+    let others = 0;
+    let mine = 0;
+    for (const [name, expiry] of slots) {
+      if (expiry <= now) slots.delete(name);
+      else if (name.startsWith(prefix)) mine += 1;
+      else others += 1;
+    }
+    const granted = Math.min(count, limit - others);
+    if (granted < minimum) return Promise.resolve(mine);
+    for (const name of [...slots.keys()]) if (name.startsWith(prefix)) slots.delete(name);
+    for (let index = 0; index < granted; index += 1) slots.set(`${prefix}${index}`, expiresAt);
+    return Promise.resolve(Math.max(0, granted));
   }
 
   releaseSlot(subject: string, holder: string): Promise<void> {

@@ -61,6 +61,22 @@ export class ModelCall {
   }
 }
 
+/** An admitted call's start; its headers are the admission's, computed when first read (a stream's answer, a failed call): a JSON answer carries the settlement's. */
+class StartedCall {
+  readonly admitted = true;
+  readonly call: ModelCall;
+  readonly #admission: { headers: Record<string, string> };
+
+  constructor(call: ModelCall, admission: { headers: Record<string, string> }) {
+    this.call = call;
+    this.#admission = admission;
+  }
+
+  get headers(): Record<string, string> {
+    return this.#admission.headers;
+  }
+}
+
 /** Limits and metering of model calls. */
 export class ModelCallLimits {
   readonly #limiter: UsageLimiter;
@@ -113,6 +129,6 @@ export class ModelCallLimits {
       meter(outcome);
       return this.#limiter.settle(ticket, outcome.usage.promptTokens + outcome.usage.completionTokens);
     });
-    return { admitted: true, call, headers: admission.headers };
+    return new StartedCall(call, admission);
   }
 }

@@ -86,6 +86,59 @@ describe('rate leases', () => {
     assert.equal(leases.status('tpm', rate, NOW).remaining, 10);
   });
 
+  it('admits from the live block without a round trip (takeLocal), and not from a lapsed or short one', async () => {
+    const store = new CountingStore();
+    const leases = new RateLeases(store, { rateLeaseFraction: 0.5, rateLeaseTtlMs: 1000 });
+    const rate = perMinute(10);
+    assert.equal(leases.takeLocal('s', 1, NOW), false, 'no block yet');
+    await leases.take('s', rate, 1, NOW);
+    assert.equal(leases.takeLocal('s', 5, NOW), false, 'the block holds 4');
+    assert.equal(leases.takeLocal('s', 4, NOW + 1000), true);
+    assert.equal(leases.takeLocal('s', 1, NOW + 1000), false, 'spent');
+    assert.equal(store.updates, 1);
+    await leases.giveBack('s', rate, 2, NOW + 1000);
+    assert.equal(leases.takeLocal('s', 1, NOW + 1001), false, 'lapsed');
+  });
+
+  it('returns units given back after their block lapsed to the counter with the next lease, not with a write of their own', async () => {
+    const store = new CountingStore();
+    const leases = new RateLeases(store, { rateLeaseFraction: 0.1, rateLeaseTtlMs: 1000 });
+    const rate = perMinute(100);
+    await leases.take('tpm', rate, 50, NOW); // leases 50 of 100
+    await leases.giveBack('tpm', rate, 40, NOW + 1001); // the block lapsed: the refund waits
+    assert.equal(store.updates, 1, 'no write for the refund');
+    const other = new RateLeases(store, { rateLeaseFraction: 0, rateLeaseTtlMs: 0 });
+    // 1 s refilled 1 unit (and a bit): 51 conform, not 52.
+    assert.equal((await other.take('tpm', rate, 52, NOW + 1001)).allowed, false, 'still reserved: never more than the limit');
+    assert.equal((await leases.take('tpm', rate, 10, NOW + 1001)).allowed, true);
+    assert.equal(store.updates, 3, 'the refund went with the lease');
+    assert.equal((await other.take('tpm', rate, 82, NOW + 1001)).allowed, false);
+    assert.equal((await other.take('tpm', rate, 81, NOW + 1001)).allowed, true, '51 − 10 + the 40 given back');
+  });
+
+  it('prefetches the blocks of several limits in one store call, then takes from them without another', async () => {
+    let batches = 0;
+    const store = new (class extends CountingStore {
+      override updateMany<Result>(updates: readonly { subject: string; decide: (current: LimitCounter | null) => LimitCounterUpdate<Result> }[], now: number): Promise<Result[]> {
+        batches += 1;
+        return super.updateMany(updates, now);
+      }
+    })();
+    const leases = new RateLeases(store, { rateLeaseFraction: 0.1, rateLeaseTtlMs: 1000 });
+    const wanted = [
+      { subject: 'rpm', rate: perMinute(100), cost: 1 },
+      { subject: 'tpm', rate: perMinute(1000), cost: 30 },
+      { subject: 'model:tpm', rate: perMinute(1000), cost: 30 },
+    ];
+    await leases.prefetch(wanted, NOW);
+    assert.equal(batches, 1);
+    for (const { subject, rate, cost } of wanted) assert.equal((await leases.take(subject, rate, cost, NOW)).allowed, true);
+    assert.equal(store.updates, 3, 'the three leases of the batch, and none after');
+    assert.equal(leases.status('tpm', perMinute(1000), NOW).remaining, 1000 - 30, '100 leased, 30 taken');
+    await leases.prefetch([{ subject: 'rpm', rate: perMinute(100), cost: 1 }, ...wanted.slice(1)], NOW);
+    assert.equal(batches, 1, 'no batch while the blocks hold the costs');
+  });
+
   it('two processes sharing one counter never admit more than one exact limiter would, plus the lease lifetime', async () => {
     const store = new MemoryLimitCounterStore();
     const rate = perMinute(60);
@@ -116,8 +169,10 @@ describe('rate leases', () => {
 /** A store that fails every update, to show the limiter surfaces storage errors instead of admitting. */
 const failingStore: LimitCounterStore = {
   update: () => Promise.reject(new Error('database down')),
+  updateMany: () => Promise.reject(new Error('database down')),
   acquireSlot: () => Promise.reject(new Error('database down')),
   releaseSlot: () => Promise.reject(new Error('database down')),
+  holdSlots: () => Promise.reject(new Error('database down')),
   pruneExpired: () => Promise.reject(new Error('database down')),
 };
 

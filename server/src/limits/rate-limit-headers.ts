@@ -47,14 +47,16 @@ export function tighter(a: LimitState | null, b: LimitState | null): LimitState 
 /** The `x-ratelimit-*` headers of `state` (none for a dimension without a limit). */
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [dimension, limit] of [
-    ['requests', state.requests],
-    ['tokens', state.tokens],
-  ] as const) {
-    if (limit === null) continue;
-    headers[`x-ratelimit-limit-${dimension}`] = String(limit.limit);
-    headers[`x-ratelimit-remaining-${dimension}`] = String(Math.max(0, Math.floor(limit.remaining)));
-    headers[`x-ratelimit-reset-${dimension}`] = formatDuration(limit.resetMs);
+  const { requests, tokens } = state;
+  if (requests !== null) {
+    headers['x-ratelimit-limit-requests'] = String(requests.limit);
+    headers['x-ratelimit-remaining-requests'] = String(Math.max(0, Math.floor(requests.remaining)));
+    headers['x-ratelimit-reset-requests'] = formatDuration(requests.resetMs);
+  }
+  if (tokens !== null) {
+    headers['x-ratelimit-limit-tokens'] = String(tokens.limit);
+    headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, Math.floor(tokens.remaining)));
+    headers['x-ratelimit-reset-tokens'] = formatDuration(tokens.resetMs);
   }
   return headers;
 }

@@ -14,17 +14,22 @@ export class SingleFlight {
   }
 
   /** Runs `work` as the lease of `key` in flight until it settles. */
-  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
+  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    return this.runAll([key], work);
+  }
+
+  /** Runs `work` as the lease in flight of every one of `keys` (one store call leasing them all). */
+  async runAll<T>(keys: readonly string[], work: () => Promise<T>): Promise<T> {
     const running = work();
     const settled = running.then(
       () => undefined,
       () => undefined,
     );
-    this.#inFlight.set(key, settled);
+    for (const key of keys) this.#inFlight.set(key, settled);
     try {
       return await running;
     } finally {
-      if (this.#inFlight.get(key) === settled) this.#inFlight.delete(key);
+      for (const key of keys) if (this.#inFlight.get(key) === settled) this.#inFlight.delete(key);
     }
   }
 }

@@ -84,6 +84,13 @@ export function describeUsageStore(name: string, open: () => Promise<UsageStoreU
       assert.equal(await counters.update('rate:key:a', T0 + 60_000, addTo(1, T0 + 60_000)), 1, 'expired at T0 + 60 s: starts again');
     });
 
+    it('updates several counters in one call, each as update would, answering in order', async () => {
+      const { counters } = under.store;
+      await counters.update('rate:b', T0, addTo(3, T0));
+      assert.deepEqual(await counters.updateMany([{ subject: 'rate:a', decide: addTo(1, T0) }, { subject: 'rate:b', decide: addTo(2, T0) }, { subject: 'rate:c', decide: () => ({ next: null, result: -1 }) }], T0), [1, 5, -1]);
+      assert.equal(await counters.update('rate:c', T0, addTo(1, T0)), 1, 'a null next left it missing');
+    });
+
     it('serializes counter updates from several processes: none is lost', async () => {
       const others = [under.store, await under.another(), await under.another()];
       const updates = others.flatMap((store) => Array.from({ length: 20 }, () => store.counters.update('budget:user:a', T0, addTo(1, T0))));
@@ -106,6 +113,22 @@ export function describeUsageStore(name: string, open: () => Promise<UsageStoreU
       assert.equal(await second.counters.acquireSlot('key:a', 'request-later', 1, T0 + 30_000, T0 + 60_000), true, 'a holder renewing its own slot is not counted twice');
       assert.ok((await under.store.counters.pruneExpired(T0 + 60_000)) >= 1);
       assert.equal(await under.store.counters.acquireSlot('key:a', 'request-fresh', 1, T0 + 60_000, T0 + 90_000), true);
+    });
+
+    it('leases blocks of slots to processes: never more than the limit together, grown, shrunk, renewed and expired in one call each', async () => {
+      const second = await under.another();
+      const a = under.store.counters;
+      const b = second.counters;
+      assert.equal(await a.holdSlots('user:u', 'lease:a', 6, 1, 10, T0, T0 + 30_000), 6);
+      assert.equal(await b.holdSlots('user:u', 'lease:b', 6, 1, 10, T0, T0 + 30_000), 4, 'as many as fit, at least the minimum');
+      assert.equal(await b.holdSlots('user:u', 'lease:b', 6, 5, 10, T0, T0 + 30_000), 4, 'fewer than the minimum fit: unchanged');
+      assert.equal(await a.acquireSlot('user:u', 'request-1', 10, T0, T0 + 30_000), false, 'leased slots count like per-request slots');
+      assert.equal(await a.holdSlots('user:u', 'lease:a', 2, 0, 10, T0, T0 + 30_000), 2, 'shrunk');
+      assert.equal(await b.holdSlots('user:u', 'lease:b', 8, 8, 10, T0, T0 + 40_000), 8, 'grown into what the other gave back, renewed');
+      assert.equal(await a.acquireSlot('user:u', 'request-1', 11, T0 + 30_000, T0 + 60_000), true, "lease:a's two slots expired at T0 + 30 s");
+      assert.equal(await a.holdSlots('user:u', 'lease:a', 3, 1, 10, T0 + 30_000, T0 + 60_000), 1, 'eight leased and one request: one left');
+      assert.equal(await b.holdSlots('user:u', 'lease:b', 0, 0, 10, T0 + 30_000, T0 + 40_000), 0, 'given back');
+      assert.equal(await a.holdSlots('user:u', 'lease:a', 9, 9, 10, T0 + 30_000, T0 + 60_000), 9);
     });
   });
 }

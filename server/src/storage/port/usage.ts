@@ -54,6 +54,12 @@ export interface LimitCounterUpdate<Result> {
   result: Result;
 }
 
+/** One counter's update in {@link LimitCounterStore.updateMany}. */
+export interface CounterUpdate<Result> {
+  subject: string;
+  decide: (current: LimitCounter | null) => LimitCounterUpdate<Result>;
+}
+
 /** Hourly usage totals, kept beyond the audit's retention. */
 export interface UsageTotalsStore {
   /**
@@ -79,12 +85,26 @@ export interface LimitCounterStore {
    */
   update<Result>(subject: string, now: number, decide: (current: LimitCounter | null) => LimitCounterUpdate<Result>): Promise<Result>;
   /**
+   * {@link update} of several counters at once, each atomic as there, answering their results in
+   * order: the blocks of one call's limits lapse together and are leased again together. An adapter
+   * whose writes block (SQLite) makes them one transaction; others may run them side by side.
+   */
+  updateMany<Result>(updates: readonly CounterUpdate<Result>[], now: number): Promise<Result[]>;
+  /**
    * Takes a slot of `subject` for `holder` until `expiresAt` when fewer than `limit` unexpired slots
    * are held; answers whether it was taken. Atomic across processes.
    */
   acquireSlot(subject: string, holder: string, limit: number, now: number, expiresAt: number): Promise<boolean>;
   /** Gives a slot back (nothing when it is not held). */
   releaseSlot(subject: string, holder: string): Promise<void>;
+  /**
+   * Sets how many slots of `subject` `holder` holds (one process's lease of slots, `limits/slot-leases.ts`),
+   * all of them until `expiresAt`: `count` when that many fit under `limit` beside every other
+   * holder's unexpired slots, else as many as fit when at least `minimum` do; otherwise changes
+   * nothing. Answers how many `holder` holds afterwards. Atomic across processes, one store call
+   * whatever the count. The slots are the rows `<holder>#<index>`, counted like any other slot.
+   */
+  holdSlots(subject: string, holder: string, count: number, minimum: number, limit: number, now: number, expiresAt: number): Promise<number>;
   /** Deletes expired counters and slots; answers how many rows went. */
   pruneExpired(now: number): Promise<number>;
 }

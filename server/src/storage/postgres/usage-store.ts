@@ -4,7 +4,7 @@
  * that locks the counter's row, so updates from several hosts serialize on it. The limiters call
  * {@link PostgresLimitCounterStore.update} once per leased block of capacity, not once per request.
  */
-import type { LimitCounter, LimitCounterStore, LimitCounterUpdate, UsageQuery, UsageStore, UsageTotal } from '../port/usage.js';
+import type { CounterUpdate, LimitCounter, LimitCounterStore, LimitCounterUpdate, UsageQuery, UsageStore, UsageTotal } from '../port/usage.js';
 import { mergeUsageTotals } from '../../limits/usage-meter.js';
 import { storedPartyId, usageTotalOf, type UsageTotalRow } from '../rows.js';
 import type { Executor } from './executor.js';
@@ -43,6 +43,13 @@ export class PostgresLimitCounterStore implements LimitCounterStore {
     });
   }
 
+  /** One after the other, each in its own transaction: nothing blocks the process while they run. */
+  async updateMany<Result>(updates: readonly CounterUpdate<Result>[], now: number): Promise<Result[]> {
+    const results: Result[] = [];
+    for (const { subject, decide } of updates) results.push(await this.update(subject, now, decide));
+    return results;
+  }
+
   async acquireSlot(subject: string, holder: string, limit: number, now: number, expiresAt: number): Promise<boolean> {
     return this.#sql.atomically(async (tx) => {
       // The lock on the subject's counter row serializes the count and the insert across hosts.
@@ -60,6 +67,37 @@ export class PostgresLimitCounterStore implements LimitCounterStore {
         [subject, holder, expiresAt],
       );
       return true;
+    });
+  }
+
+  async holdSlots(subject: string, holder: string, count: number, minimum: number, limit: number, now: number, expiresAt: number): Promise<number> {
+    const prefix = `${holder}#`;
+    return this.#sql.atomically(async (tx) => {
+      // The same lock as acquireSlot's: counts and inserts of one subject serialize across hosts.
+      await tx.run(
+        `INSERT INTO limit_counters (subject, value, expires_at) VALUES ($1, 0, $2)
+         ON CONFLICT (subject) DO UPDATE SET expires_at = GREATEST(limit_counters.expires_at, excluded.expires_at)`,
+        [`slots:${subject}`, expiresAt],
+      );
+      await tx.first('SELECT 1 FROM limit_counters WHERE subject = $1 FOR UPDATE', [`slots:${subject}`]);
+      await tx.run('DELETE FROM limit_slots WHERE subject = $1 AND expires_at <= $2', [subject, now]);
+      const counts = await tx.first<{ mine: number; total: number }>(
+        'SELECT count(*) FILTER (WHERE substr(holder, 1, $2) = $3)::integer AS mine, count(*)::integer AS total FROM limit_slots WHERE subject = $1',
+        [subject, prefix.length, prefix],
+      );
+      const mine = counts?.mine ?? 0;
+      const granted = Math.min(count, limit - ((counts?.total ?? 0) - mine));
+      if (granted < minimum) return mine;
+      const kept = Math.max(0, granted);
+      if (kept < mine) {
+        const surplus = Array.from({ length: mine - kept }, (_, offset) => `${prefix}${kept + offset}`);
+        await tx.run('DELETE FROM limit_slots WHERE subject = $1 AND holder = ANY($2::text[])', [subject, surplus]);
+      }
+      await tx.run('UPDATE limit_slots SET expires_at = $4 WHERE subject = $1 AND substr(holder, 1, $2) = $3', [subject, prefix.length, prefix, expiresAt]);
+      if (kept > mine) {
+        await tx.run('INSERT INTO limit_slots (subject, holder, expires_at) SELECT $1, $2::text || n, $3 FROM generate_series($4::integer, $5::integer - 1) AS n', [subject, prefix, expiresAt, mine, kept]);
+      }
+      return kept;
     });
   }
 

@@ -4,7 +4,7 @@
  * transaction on the writer connection, so processes sharing the file update counters atomically.
  */
 import { mergeUsageTotals } from '../../limits/usage-meter.js';
-import type { LimitCounter, LimitCounterStore, LimitCounterUpdate, UsageQuery, UsageStore, UsageTotal } from '../port/usage.js';
+import type { CounterUpdate, LimitCounter, LimitCounterStore, LimitCounterUpdate, UsageQuery, UsageStore, UsageTotal } from '../port/usage.js';
 import { storedPartyId, usageTotalOf, type UsageTotalRow } from '../rows.js';
 import { attempt } from './errors.js';
 import { statement, type Connections } from './statements.js';
@@ -27,21 +27,28 @@ export class SqliteLimitCounterStore implements LimitCounterStore {
   }
 
   update<Result>(subject: string, now: number, decide: (current: LimitCounter | null) => LimitCounterUpdate<Result>): Promise<Result> {
+    return this.updateMany([{ subject, decide }], now).then((results) => results[0] as Result);
+  }
+
+  /** One immediate transaction for every counter: one commit (one sync of the file) however many. */
+  updateMany<Result>(updates: readonly CounterUpdate<Result>[], now: number): Promise<Result[]> {
     const db = this.#c.write;
     return this.#c.gate.write(() =>
       db
-        .transaction(() => {
-          const row = statement<[string], { value: number; expires_at: number }>(db, 'SELECT value, expires_at FROM limit_counters WHERE subject = ?').get(subject);
-          const current = row === undefined || row.expires_at <= now ? null : { value: row.value, expiresAt: row.expires_at };
-          const { next, result } = decide(current);
-          if (next !== null) {
-            statement(
-              db,
-              'INSERT INTO limit_counters (subject, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (subject) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
-            ).run(subject, next.value, next.expiresAt);
-          }
-          return result;
-        })
+        .transaction(() =>
+          updates.map(({ subject, decide }) => {
+            const row = statement<[string], { value: number; expires_at: number }>(db, 'SELECT value, expires_at FROM limit_counters WHERE subject = ?').get(subject);
+            const current = row === undefined || row.expires_at <= now ? null : { value: row.value, expiresAt: row.expires_at };
+            const { next, result } = decide(current);
+            if (next !== null) {
+              statement(
+                db,
+                'INSERT INTO limit_counters (subject, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (subject) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+              ).run(subject, next.value, next.expiresAt);
+            }
+            return result;
+          }),
+        )
         .immediate(),
     );
   }
@@ -59,6 +66,32 @@ export class SqliteLimitCounterStore implements LimitCounterStore {
             'INSERT INTO limit_slots (subject, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (subject, holder) DO UPDATE SET expires_at = excluded.expires_at',
           ).run(subject, holder, expiresAt);
           return true;
+        })
+        .immediate(),
+    );
+  }
+
+  holdSlots(subject: string, holder: string, count: number, minimum: number, limit: number, now: number, expiresAt: number): Promise<number> {
+    const db = this.#c.write;
+    const prefix = `${holder}#`;
+    return this.#c.gate.write(() =>
+      db
+        .transaction(() => {
+          statement(db, 'DELETE FROM limit_slots WHERE subject = ? AND expires_at <= ?').run(subject, now);
+          const counts = statement<[number, string, string], { mine: number | null; total: number }>(
+            db,
+            'SELECT sum(substr(holder, 1, ?) = ?) AS mine, count(*) AS total FROM limit_slots WHERE subject = ?',
+          ).get(prefix.length, prefix, subject);
+          const mine = counts?.mine ?? 0;
+          const granted = Math.min(count, limit - ((counts?.total ?? 0) - mine));
+          if (granted < minimum) return mine;
+          const kept = Math.max(0, granted);
+          const remove = statement(db, 'DELETE FROM limit_slots WHERE subject = ? AND holder = ?');
+          for (let index = kept; index < mine; index += 1) remove.run(subject, `${prefix}${index}`);
+          statement(db, 'UPDATE limit_slots SET expires_at = ? WHERE subject = ? AND substr(holder, 1, ?) = ?').run(expiresAt, subject, prefix.length, prefix);
+          const insert = statement(db, 'INSERT INTO limit_slots (subject, holder, expires_at) VALUES (?, ?, ?)');
+          for (let index = mine; index < kept; index += 1) insert.run(subject, `${prefix}${index}`, expiresAt);
+          return kept;
         })
         .immediate(),
     );
