@@ -11,6 +11,7 @@ import { Command } from 'commander';
 import {
   connectionConfig,
   DatabaseUrlError,
+  OFFLINE_TOOL_CONNECT_TIMEOUT_MS,
   openStorage,
   parseDatabaseUrl,
   PostgresMigrator,
@@ -61,7 +62,7 @@ async function openTarget(to: string, dryRun: boolean): Promise<Storage | null> 
     throw error;
   }
   try {
-    if (!dryRun) return await openStorage({ kind: 'postgres', url, poolMax: 2 });
+    if (!dryRun) return await openStorage({ kind: 'postgres', url, poolMax: 2 }, { connectTimeoutMs: OFFLINE_TOOL_CONNECT_TIMEOUT_MS });
     const status = await new PostgresMigrator(connectionConfig({ url })).status();
     if (status.current === 0) return null;
     if (status.applied.length > 0) {

@@ -22,7 +22,16 @@ export interface OpenStorageOptions {
   onWarning?: (message: string, error?: unknown) => void;
   /** PostgreSQL: the time (epoch ms) the change listener stamps notifications with (the server's clock). @default Date.now */
   now?: () => number;
+  /** PostgreSQL: how long opening a connection may take. @default 2000 (a server answers 503 rather than keep a request waiting) */
+  connectTimeoutMs?: number;
 }
+
+/**
+ * How long an offline tool (`svc-audit-verify`, `svc-migrate-storage`) waits for a PostgreSQL
+ * connection: an operator's one-off command can wait longer than a request, e.g. for a database
+ * that is still starting.
+ */
+export const OFFLINE_TOOL_CONNECT_TIMEOUT_MS = 10_000;
 
 /** The storage a server configuration names: PostgreSQL when `SVC_DATABASE_URL` is set, else the SQLite file. */
 export function storageConfigOf(config: Pick<ServerConfig, 'databaseUrl' | 'databasePath' | 'databasePoolMax'>): StorageConfig {
@@ -47,6 +56,7 @@ export async function openStorage(config: StorageConfig, options: OpenStorageOpt
         poolMax: config.poolMax,
         ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
         ...(options.now === undefined ? {} : { now: options.now }),
+        ...(options.connectTimeoutMs === undefined ? {} : { connectionTimeoutMs: options.connectTimeoutMs }),
       });
   }
 }
