@@ -197,7 +197,7 @@ export class SqliteAuditStore implements AuditStore {
         for (const { record, encoding } of batch) {
           const hash = link(previous, encoding);
           id += 1;
-          insert.run(entryRow(interned.codes, id, record, hash));
+          insert.run(...entryRow(interned.codes, id, record, hash));
           previous = hash;
         }
         return interned.learned;
