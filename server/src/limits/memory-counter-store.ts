@@ -21,15 +21,6 @@ export class MemoryLimitCounterStore implements LimitCounterStore {
     return Promise.all(updates.map(({ subject, decide }) => this.update(subject, now, decide)));
   }
 
-  acquireSlot(subject: string, holder: string, limit: number, now: number, expiresAt: number): Promise<boolean> {
-    const slots = this.#slots.get(subject) ?? new Map<string, number>();
-    for (const [other, expiry] of slots) if (expiry <= now) slots.delete(other);
-    if (!slots.has(holder) && slots.size >= limit) return Promise.resolve(false);
-    slots.set(holder, expiresAt);
-    this.#slots.set(subject, slots);
-    return Promise.resolve(true);
-  }
-
   holdSlots(subject: string, holder: string, count: number, minimum: number, limit: number, now: number, expiresAt: number): Promise<number> {
     const slots = this.#slots.get(subject) ?? new Map<string, number>();
     this.#slots.set(subject, slots);
@@ -46,13 +37,6 @@ export class MemoryLimitCounterStore implements LimitCounterStore {
     for (const name of [...slots.keys()]) if (name.startsWith(prefix)) slots.delete(name);
     for (let index = 0; index < granted; index += 1) slots.set(`${prefix}${index}`, expiresAt);
     return Promise.resolve(Math.max(0, granted));
-  }
-
-  releaseSlot(subject: string, holder: string): Promise<void> {
-    const slots = this.#slots.get(subject);
-    slots?.delete(holder);
-    if (slots?.size === 0) this.#slots.delete(subject);
-    return Promise.resolve();
   }
 
   pruneExpired(now: number): Promise<number> {

@@ -170,8 +170,6 @@ describe('rate leases', () => {
 const failingStore: LimitCounterStore = {
   update: () => Promise.reject(new Error('database down')),
   updateMany: () => Promise.reject(new Error('database down')),
-  acquireSlot: () => Promise.reject(new Error('database down')),
-  releaseSlot: () => Promise.reject(new Error('database down')),
   holdSlots: () => Promise.reject(new Error('database down')),
   pruneExpired: () => Promise.reject(new Error('database down')),
 };

@@ -101,18 +101,19 @@ export function describeUsageStore(name: string, open: () => Promise<UsageStoreU
 
     it('takes concurrency slots up to the limit across processes, gives them back, and frees expired ones', async () => {
       const second = await under.another();
+      // One slot each, asked for at once from two processes.
       const taken = await Promise.all(
-        Array.from({ length: 6 }, (_, index) => (index % 2 === 0 ? under.store : second).counters.acquireSlot('key:a', `request-${index}`, 4, T0, T0 + 30_000)),
+        Array.from({ length: 6 }, (_, index) => (index % 2 === 0 ? under.store : second).counters.holdSlots('key:a', `request-${index}`, 1, 1, 4, T0, T0 + 30_000)),
       );
-      assert.equal(taken.filter(Boolean).length, 4);
-      const holder = `request-${taken.indexOf(true)}`;
-      await under.store.counters.releaseSlot('key:a', holder);
-      assert.equal(await second.counters.acquireSlot('key:a', 'request-late', 4, T0, T0 + 30_000), true);
-      assert.equal(await second.counters.acquireSlot('key:a', 'request-later', 4, T0, T0 + 30_000), false);
-      assert.equal(await second.counters.acquireSlot('key:a', 'request-later', 4, T0 + 30_000, T0 + 60_000), true, 'the expired slots went');
-      assert.equal(await second.counters.acquireSlot('key:a', 'request-later', 1, T0 + 30_000, T0 + 60_000), true, 'a holder renewing its own slot is not counted twice');
+      assert.equal(taken.filter((held) => held === 1).length, 4);
+      const holder = `request-${taken.indexOf(1)}`;
+      assert.equal(await under.store.counters.holdSlots('key:a', holder, 0, 0, 4, T0, T0 + 30_000), 0, 'given back');
+      assert.equal(await second.counters.holdSlots('key:a', 'request-late', 1, 1, 4, T0, T0 + 30_000), 1);
+      assert.equal(await second.counters.holdSlots('key:a', 'request-later', 1, 1, 4, T0, T0 + 30_000), 0);
+      assert.equal(await second.counters.holdSlots('key:a', 'request-later', 1, 1, 4, T0 + 30_000, T0 + 60_000), 1, 'the expired slots went');
+      assert.equal(await second.counters.holdSlots('key:a', 'request-later', 1, 1, 1, T0 + 30_000, T0 + 60_000), 1, 'a holder renewing its own slot is not counted twice');
       assert.ok((await under.store.counters.pruneExpired(T0 + 60_000)) >= 1);
-      assert.equal(await under.store.counters.acquireSlot('key:a', 'request-fresh', 1, T0 + 60_000, T0 + 90_000), true);
+      assert.equal(await under.store.counters.holdSlots('key:a', 'request-fresh', 1, 1, 1, T0 + 60_000, T0 + 90_000), 1);
     });
 
     it('leases blocks of slots to processes: never more than the limit together, grown, shrunk, renewed and expired in one call each', async () => {
@@ -122,10 +123,10 @@ export function describeUsageStore(name: string, open: () => Promise<UsageStoreU
       assert.equal(await a.holdSlots('user:u', 'lease:a', 6, 1, 10, T0, T0 + 30_000), 6);
       assert.equal(await b.holdSlots('user:u', 'lease:b', 6, 1, 10, T0, T0 + 30_000), 4, 'as many as fit, at least the minimum');
       assert.equal(await b.holdSlots('user:u', 'lease:b', 6, 5, 10, T0, T0 + 30_000), 4, 'fewer than the minimum fit: unchanged');
-      assert.equal(await a.acquireSlot('user:u', 'request-1', 10, T0, T0 + 30_000), false, 'leased slots count like per-request slots');
+      assert.equal(await a.holdSlots('user:u', 'request-1', 1, 1, 10, T0, T0 + 30_000), 0, 'a third holder finds every slot leased');
       assert.equal(await a.holdSlots('user:u', 'lease:a', 2, 0, 10, T0, T0 + 30_000), 2, 'shrunk');
       assert.equal(await b.holdSlots('user:u', 'lease:b', 8, 8, 10, T0, T0 + 40_000), 8, 'grown into what the other gave back, renewed');
-      assert.equal(await a.acquireSlot('user:u', 'request-1', 11, T0 + 30_000, T0 + 60_000), true, "lease:a's two slots expired at T0 + 30 s");
+      assert.equal(await a.holdSlots('user:u', 'request-1', 1, 1, 11, T0 + 30_000, T0 + 60_000), 1, "lease:a's two slots expired at T0 + 30 s");
       assert.equal(await a.holdSlots('user:u', 'lease:a', 3, 1, 10, T0 + 30_000, T0 + 60_000), 1, 'eight leased and one request: one left');
       assert.equal(await b.holdSlots('user:u', 'lease:b', 0, 0, 10, T0 + 30_000, T0 + 40_000), 0, 'given back');
       assert.equal(await a.holdSlots('user:u', 'lease:a', 9, 9, 10, T0 + 30_000, T0 + 60_000), 9);

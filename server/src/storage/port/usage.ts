@@ -91,13 +91,6 @@ export interface LimitCounterStore {
    */
   updateMany<Result>(updates: readonly CounterUpdate<Result>[], now: number): Promise<Result[]>;
   /**
-   * Takes a slot of `subject` for `holder` until `expiresAt` when fewer than `limit` unexpired slots
-   * are held; answers whether it was taken. Atomic across processes.
-   */
-  acquireSlot(subject: string, holder: string, limit: number, now: number, expiresAt: number): Promise<boolean>;
-  /** Gives a slot back (nothing when it is not held). */
-  releaseSlot(subject: string, holder: string): Promise<void>;
-  /**
    * Sets how many slots of `subject` `holder` holds (one process's lease of slots, `limits/slot-leases.ts`),
    * all of them until `expiresAt`: `count` when that many fit under `limit` beside every other
    * holder's unexpired slots, else as many as fit when at least `minimum` do; otherwise changes

@@ -50,30 +50,10 @@ export class PostgresLimitCounterStore implements LimitCounterStore {
     return results;
   }
 
-  async acquireSlot(subject: string, holder: string, limit: number, now: number, expiresAt: number): Promise<boolean> {
-    return this.#sql.atomically(async (tx) => {
-      // The lock on the subject's counter row serializes the count and the insert across hosts.
-      await tx.run(
-        `INSERT INTO limit_counters (subject, value, expires_at) VALUES ($1, 0, $2)
-         ON CONFLICT (subject) DO UPDATE SET expires_at = GREATEST(limit_counters.expires_at, excluded.expires_at)`,
-        [`slots:${subject}`, expiresAt],
-      );
-      await tx.first('SELECT 1 FROM limit_counters WHERE subject = $1 FOR UPDATE', [`slots:${subject}`]);
-      await tx.run('DELETE FROM limit_slots WHERE subject = $1 AND expires_at <= $2', [subject, now]);
-      const held = await tx.first<{ count: number }>('SELECT count(*)::integer AS count FROM limit_slots WHERE subject = $1 AND holder <> $2', [subject, holder]);
-      if ((held?.count ?? 0) >= limit) return false;
-      await tx.run(
-        'INSERT INTO limit_slots (subject, holder, expires_at) VALUES ($1, $2, $3) ON CONFLICT (subject, holder) DO UPDATE SET expires_at = excluded.expires_at',
-        [subject, holder, expiresAt],
-      );
-      return true;
-    });
-  }
-
   async holdSlots(subject: string, holder: string, count: number, minimum: number, limit: number, now: number, expiresAt: number): Promise<number> {
     const prefix = `${holder}#`;
     return this.#sql.atomically(async (tx) => {
-      // The same lock as acquireSlot's: counts and inserts of one subject serialize across hosts.
+      // The lock on the subject's counter row serializes the counts and inserts of one subject across hosts.
       await tx.run(
         `INSERT INTO limit_counters (subject, value, expires_at) VALUES ($1, 0, $2)
          ON CONFLICT (subject) DO UPDATE SET expires_at = GREATEST(limit_counters.expires_at, excluded.expires_at)`,
@@ -99,10 +79,6 @@ export class PostgresLimitCounterStore implements LimitCounterStore {
       }
       return kept;
     });
-  }
-
-  async releaseSlot(subject: string, holder: string): Promise<void> {
-    await this.#sql.run('DELETE FROM limit_slots WHERE subject = $1 AND holder = $2', [subject, holder], { lookup: true });
   }
 
   async pruneExpired(now: number): Promise<number> {

@@ -53,24 +53,6 @@ export class SqliteLimitCounterStore implements LimitCounterStore {
     );
   }
 
-  acquireSlot(subject: string, holder: string, limit: number, now: number, expiresAt: number): Promise<boolean> {
-    const db = this.#c.write;
-    return this.#c.gate.write(() =>
-      db
-        .transaction(() => {
-          statement(db, 'DELETE FROM limit_slots WHERE subject = ? AND expires_at <= ?').run(subject, now);
-          const held = statement<[string, string], { count: number }>(db, 'SELECT count(*) AS count FROM limit_slots WHERE subject = ? AND holder <> ?').get(subject, holder);
-          if ((held?.count ?? 0) >= limit) return false;
-          statement(
-            db,
-            'INSERT INTO limit_slots (subject, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (subject, holder) DO UPDATE SET expires_at = excluded.expires_at',
-          ).run(subject, holder, expiresAt);
-          return true;
-        })
-        .immediate(),
-    );
-  }
-
   holdSlots(subject: string, holder: string, count: number, minimum: number, limit: number, now: number, expiresAt: number): Promise<number> {
     const db = this.#c.write;
     const prefix = `${holder}#`;
@@ -95,12 +77,6 @@ export class SqliteLimitCounterStore implements LimitCounterStore {
         })
         .immediate(),
     );
-  }
-
-  releaseSlot(subject: string, holder: string): Promise<void> {
-    return this.#c.gate.write(() => {
-      statement(this.#c.write, 'DELETE FROM limit_slots WHERE subject = ? AND holder = ?').run(subject, holder);
-    });
   }
 
   pruneExpired(now: number): Promise<number> {
