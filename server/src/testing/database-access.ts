@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { StorageConfig } from '../storage/open-storage.js';
-import { withDatabase as withDatabaseName } from './postgres-cluster.js';
+import { withDatabase as withDatabaseName, withPostgresClient } from './postgres-cluster.js';
 import { postgresEnvironmentFor, testStorageBackend, type TestStorageBackend } from './test-storage.js';
 
 /** One statement for both backends, or one per dialect. */
@@ -257,12 +257,5 @@ function quoteIdentifier(name: string): string {
 
 async function maintenance<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const { inject } = await import('vitest');
-  const client = new pg.Client({ connectionString: withDatabaseName(inject('svcPostgresUrl'), 'postgres') });
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
+  return withPostgresClient(withDatabaseName(inject('svcPostgresUrl'), 'postgres'), work);
 }

@@ -338,15 +338,20 @@ class DatabaseMaker {
     for (const name of [...this.#made]) await this.drop(withDatabase(this.#url, name));
   }
 
-  async #maintenance<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-    const client = new pg.Client({ connectionString: this.#url });
-    client.on('error', () => {});
-    await client.connect();
-    try {
-      return await work(client);
-    } finally {
-      await client.end();
-    }
+  #maintenance<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+    return withPostgresClient(this.#url, work);
+  }
+}
+
+/** Runs `work` on one connection of its own to `url`, closed afterwards (maintenance and test set-ups). */
+export async function withPostgresClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
   }
 }
 

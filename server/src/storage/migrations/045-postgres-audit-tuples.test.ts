@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { describe, it } from 'vitest';
 import { auditFields, canonicalEncoding, hashEncoded, type AuditEntry } from '../../audit/audit-entry.js';
 import { verifyAuditChain } from '../../audit/verify-chain.js';
+import { withPostgresClient } from '../../testing/postgres-cluster.js';
 import { createTestDatabase } from '../../testing/postgres-database.js';
 import { NOW, newAuditRecord } from '../contract/fixtures.js';
 import type { Storage } from '../port/index.js';
@@ -52,21 +52,10 @@ function olderRecords(): OlderRecord[] {
 const columns = ['id', ...auditFields, 'prev_hash', 'hash'];
 const everything = { timeFrom: 0, timeTo: Number.MAX_SAFE_INTEGER };
 
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /** A database at level 040 (records coded per field by 035) holding `older`, the anchor and the chain head. */
 async function olderDatabase(url: string, older: OlderRecord[]): Promise<void> {
   await new PostgresMigrator(connectionConfig({ url }), { migrations: before035 }).migrate();
-  await withClient(url, async (client) => {
+  await withPostgresClient(url, async (client) => {
     await client.query('INSERT INTO audit_chain_anchor (id, last_pruned_id, last_pruned_hash, pruned_at) VALUES (1, $1, $2, $3)', [anchor.id, anchor.hash, NOW]);
     for (const row of older) {
       await client.query(
@@ -78,7 +67,7 @@ async function olderDatabase(url: string, older: OlderRecord[]): Promise<void> {
   });
   await new PostgresMigrator(connectionConfig({ url }), { migrations: before045 }).migrate();
   // A record as the 035 store wrote it: its IPv4 client as a number in client_ipv4, not coded.
-  await withClient(url, (client) => client.query('UPDATE audit_entries SET client_ipv4 = (203 << 24) | (113 << 8) | 9, client_ip = NULL WHERE id = $1', [older[0]?.id]));
+  await withPostgresClient(url, (client) => client.query('UPDATE audit_entries SET client_ipv4 = (203 << 24) | (113 << 8) | 9, client_ip = NULL WHERE id = $1', [older[0]?.id]));
 }
 
 describe('migration 045 (PostgreSQL audit tuples)', () => {
@@ -93,7 +82,7 @@ describe('migration 045 (PostgreSQL audit tuples)', () => {
       } finally {
         await storage.close();
       }
-      await withClient(database.url, async (client) => {
+      await withPostgresClient(database.url, async (client) => {
         const { rows } = await client.query<{ id: string; shape: number; caller: number | null; api_key: number | null; latency_us: number | null; latency_ms: number | null; client_ipv4: number | null }>(
           'SELECT id, shape, caller, api_key, latency_us, latency_ms, client_ipv4 FROM audit_entries ORDER BY id LIMIT 7',
         );
