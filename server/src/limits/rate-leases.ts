@@ -88,10 +88,8 @@ export class RateLeases {
         continue;
       }
       leases += 1;
-      const need = cost - local.units;
-      const want = Math.max(need, Math.ceil(rate.limit * this.#options.rateLeaseFraction));
       // The block is filled before the lease settles, so the calls waiting for it find its units.
-      const request = this.#leaseRequest(subject, rate, need, want, now);
+      const request = this.#leaseRequest(subject, rate, cost - local.units, now);
       const grant = await this.#leasing.run(subject, async () => {
         const granted = await this.#store.update<LeaseGrant>(subject, now, request.decide);
         request.apply(granted);
@@ -123,10 +121,7 @@ export class RateLeases {
   async prefetch(wanted: readonly { subject: string; rate: Rate; cost: number }[], now: number): Promise<void> {
     const due = wanted.filter(({ subject, cost }) => this.#leasing.pending(subject) === undefined && this.#fresh(subject, now).units < cost);
     if (due.length < 2) return;
-    const requests = due.map(({ subject, rate, cost }) => {
-      const need = cost - this.#fresh(subject, now).units;
-      return this.#leaseRequest(subject, rate, need, Math.max(need, Math.ceil(rate.limit * this.#options.rateLeaseFraction)), now);
-    });
+    const requests = due.map(({ subject, rate, cost }) => this.#leaseRequest(subject, rate, cost - this.#fresh(subject, now).units, now));
     await this.#leasing.runAll(
       due.map(({ subject }) => subject),
       async () => {
@@ -197,11 +192,12 @@ export class RateLeases {
   }
 
   /**
-   * A lease of between `need` and `want` units of `subject`: its counter update (units given back
+   * A lease of at least `need` units of `subject` (a share of its limit when that is more): its counter update (units given back
    * after their block lapsed return to the counter with it) and what applying its grant does to the
    * block (filled before the lease settles, so the calls waiting for it find its units).
    */
-  #leaseRequest(subject: string, rate: Rate, need: number, want: number, now: number): { subject: string; decide: (current: LimitCounter | null) => LimitCounterUpdate<LeaseGrant>; apply: (grant: LeaseGrant) => void } {
+  #leaseRequest(subject: string, rate: Rate, need: number, now: number): { subject: string; decide: (current: LimitCounter | null) => LimitCounterUpdate<LeaseGrant>; apply: (grant: LeaseGrant) => void } {
+    const want = Math.max(need, Math.ceil(rate.limit * this.#options.rateLeaseFraction));
     const refund = this.#fresh(subject, now).refund;
     return {
       subject,
