@@ -74,9 +74,8 @@ export class ConcurrencyGate {
   /**
    * Takes a slot of `subject` for a request when fewer than `limit` are held by every process
    * together: from this process's lease without a store call when it has one free, else by leasing.
-   * (`holder`, the request's id, names nothing in the store: the slots are the process's.)
    */
-  async acquire(subject: string, _holder: string, limit: number, now: number): Promise<boolean> {
+  async acquire(subject: string, limit: number, now: number): Promise<boolean> {
     const lease = this.#lease(subject);
     lease.cushion = this.#cushion(limit);
     if (lease.busy === null && this.#fits(lease, now)) {
@@ -104,7 +103,7 @@ export class ConcurrencyGate {
    * cushion (a small cap) at once, as a slot per request; past two idle cushions down to one; and
    * every slot once no request of this process has held one for `slotLingerMs`.
    */
-  async release(subject: string, _holder: string): Promise<void> {
+  async release(subject: string): Promise<void> {
     const lease = this.#leases.get(subject);
     if (lease === undefined || lease.inFlight === 0) return;
     lease.inFlight -= 1;

@@ -82,7 +82,7 @@ describe('usage recorder and model call limits', () => {
     const recorder = new UsageRecorder(store, clock);
     const limits = new ModelCallLimits(new UsageLimiter(new MemoryLimitCounterStore(), clock, exactLeases), recorder, clock);
     const party: CallParty = { keyId: 'k1', keyLimits: limitsFromWire({ tokens_per_minute: 1000 }), userId: 'u1', userLimits: noLimits };
-    const start = await limits.begin({ requestId: 'r1', operation: 'chat', model: 'llama-3', body: chat('abcdefgh', 100), party });
+    const start = await limits.begin({ operation: 'chat', model: 'llama-3', body: chat('abcdefgh', 100), party });
     assert.ok(start.admitted);
     if (!start.admitted) return;
     assert.equal(start.headers['x-ratelimit-remaining-tokens'], String(1000 - (3 + 4 + 2) - 100));
@@ -104,8 +104,8 @@ describe('usage recorder and model call limits', () => {
     const registry = new Registry();
     const limits = new ModelCallLimits(new UsageLimiter(new MemoryLimitCounterStore(), clock, exactLeases), recorder, clock, { metrics: new UsageMetrics(registry) });
     const party: CallParty = { keyId: null, keyLimits: noLimits, userId: 'u1', userLimits: limitsFromWire({ requests_per_minute: 1 }) };
-    assert.ok((await limits.begin({ requestId: 'r1', operation: 'embedding', model: 'e', body: { input: 'x' }, party })).admitted);
-    const refused = await limits.begin({ requestId: 'r2', operation: 'embedding', model: 'e', body: { input: 'x' }, party });
+    assert.ok((await limits.begin({ operation: 'embedding', model: 'e', body: { input: 'x' }, party })).admitted);
+    const refused = await limits.begin({ operation: 'embedding', model: 'e', body: { input: 'x' }, party });
     assert.equal(refused.admitted, false);
     if (refused.admitted) return;
     assert.equal(refused.code, 'rate_limit_exceeded');

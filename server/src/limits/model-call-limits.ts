@@ -22,7 +22,6 @@ export interface CallParty {
 
 /** One call to begin. */
 export interface CallRequest {
-  requestId: string;
   operation: ModelOperation;
   model: string;
   /** The request body (for the token estimate). */
@@ -104,7 +103,7 @@ export class ModelCallLimits {
     const scopes: LimitScope[] = [];
     if (request.party.keyId !== null) scopes.push({ kind: 'key', id: request.party.keyId, limits: request.party.keyLimits });
     if (request.party.userId !== null) scopes.push({ kind: 'user', id: request.party.userId, limits: request.party.userLimits });
-    const admission = await this.#limiter.admit({ requestId: request.requestId, model: request.model, scopes, estimatedTokens: estimate.totalTokens });
+    const admission = await this.#limiter.admit({ model: request.model, scopes, estimatedTokens: estimate.totalTokens });
     const meter = (outcome: CallOutcome) => {
       this.#metrics?.recordTokens(request.model, request.party.keyId, outcome.usage.promptTokens, outcome.usage.completionTokens);
       this.#recorder.record({

@@ -41,13 +41,13 @@ describe('limits shared by two processes on one SQLite file', () => {
       limiters.map(async (limiter) => {
         for (let index = 0; index < 80; index += 1) {
           request += 1;
-          const answer = await limiter.admit({ requestId: `r${request}`, model: 'm', scopes, estimatedTokens: 1 });
+          const answer = await limiter.admit({ model: 'm', scopes, estimatedTokens: 1 });
           if (answer.admitted) admitted += 1;
         }
       }),
     );
     assert.equal(admitted, 100);
-    for (const limiter of limiters) assert.equal((await limiter.admit({ requestId: 'late', model: 'm', scopes, estimatedTokens: 1 })).admitted, false);
+    for (const limiter of limiters) assert.equal((await limiter.admit({ model: 'm', scopes, estimatedTokens: 1 })).admitted, false);
   });
 
   it('two limiters share one concurrency cap', async () => {
@@ -55,12 +55,12 @@ describe('limits shared by two processes on one SQLite file', () => {
     const limiters = [new UsageLimiter(open().counters, clock), new UsageLimiter(open().counters, clock)];
     const scopes = [{ kind: 'user' as const, id: 'busy', limits: limitsFromWire({ max_concurrent_requests: 3 }) }];
     const answers = await Promise.all(
-      Array.from({ length: 8 }, (_, index) => (limiters[index % 2] as UsageLimiter).admit({ requestId: `c${index}`, model: 'm', scopes, estimatedTokens: 1 })),
+      Array.from({ length: 8 }, (_, index) => (limiters[index % 2] as UsageLimiter).admit({ model: 'm', scopes, estimatedTokens: 1 })),
     );
     const admitted = answers.filter((answer) => answer.admitted);
     assert.equal(admitted.length, 3);
     const first = admitted[0];
     if (first?.admitted === true) await (limiters[answers.indexOf(first) % 2] as UsageLimiter).settle(first.ticket, 1);
-    assert.equal((await (limiters[1] as UsageLimiter).admit({ requestId: 'after', model: 'm', scopes, estimatedTokens: 1 })).admitted, true);
+    assert.equal((await (limiters[1] as UsageLimiter).admit({ model: 'm', scopes, estimatedTokens: 1 })).admitted, true);
   });
 });

@@ -36,7 +36,7 @@ describe('usage housekeeping', () => {
       const limiter = new UsageLimiter(storage.usage.counters, clock);
       const within = Date.UTC(2026, 10, 14, 12); // exactly 10 days before the current hour
       await storage.usage.add([total(within - HOUR), total(within), total(Date.UTC(2026, 10, 24, 12))]);
-      const oneRequest = { requestId: 'r1', model: 'm', scopes: [{ kind: 'key' as const, id: 'k', limits: { ...noLimits, requestsPerMinute: 60 } }], estimatedTokens: 1 };
+      const oneRequest = { model: 'm', scopes: [{ kind: 'key' as const, id: 'k', limits: { ...noLimits, requestsPerMinute: 60 } }], estimatedTokens: 1 };
       assert.equal((await limiter.admit(oneRequest)).admitted, true);
 
       const housekeeping = new UsageHousekeeping(storage.usage, limiter, clock, 10);

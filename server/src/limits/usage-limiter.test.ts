@@ -16,7 +16,7 @@ function setup() {
   let next = 0;
   const admit = (scopes: LimitScope[], estimatedTokens = 10, model = 'llama-3'): Promise<Admission> => {
     next += 1;
-    return limiter.admit({ requestId: `r${next}`, model, scopes, estimatedTokens });
+    return limiter.admit({ model, scopes, estimatedTokens });
   };
   return { clock, limiter, admit };
 }

@@ -19,8 +19,6 @@ export type { LimitScope } from './limit-plans.js';
 
 /** One call to admit. */
 export interface AdmissionRequest {
-  /** Unique per call across every process (the request id, a UUID): it holds the call's concurrency slots. */
-  requestId: string;
   model: string;
   /** The key's scope and the user's, as they apply. */
   scopes: readonly LimitScope[];
@@ -30,7 +28,6 @@ export interface AdmissionRequest {
 
 /** What an admitted call holds until {@link UsageLimiter.settle}. */
 export interface AdmissionTicket {
-  readonly requestId: string;
   readonly model: string;
   readonly scopes: readonly LimitScope[];
   /** The per-minute limits the call passed (for the headers after it). */
@@ -102,7 +99,7 @@ export class UsageLimiter {
     const refuse = async (code: 'rate_limit_exceeded' | 'budget_exceeded', message: string, retryAfterMs: number): Promise<Admission> => {
       for (const check of requestsTaken) await this.#rates.giveBack(check.subject, check.rate, 1, now);
       await this.#undoTokens(taken, now);
-      for (const subject of slots) await this.#gate.release(subject, request.requestId);
+      for (const subject of slots) await this.#gate.release(subject);
       return { admitted: false, code, message, retryAfterMs, headers: { ...this.#headers(checks, now), ...retryAfterHeaders(retryAfterMs) } };
     };
 
@@ -146,12 +143,12 @@ export class UsageLimiter {
     for (const scope of request.scopes) {
       const cap = this.#plans.of(scope).concurrency;
       if (cap === null) continue;
-      if (!(await this.#gate.acquire(cap.subject, request.requestId, cap.limit, now))) {
+      if (!(await this.#gate.acquire(cap.subject, cap.limit, now))) {
         return refuse('rate_limit_exceeded', `Concurrency limit reached: ${scopeName(scope)} may have ${cap.limit} requests in flight.`, CONCURRENCY_RETRY_MS);
       }
       slots.push(cap.subject);
     }
-    const ticket: AdmissionTicket = { requestId: request.requestId, model: request.model, scopes: request.scopes, rateChecks: checks, tokenCharges: taken, slots };
+    const ticket: AdmissionTicket = { model: request.model, scopes: request.scopes, rateChecks: checks, tokenCharges: taken, slots };
     return new AdmittedCall(ticket, () => this.#headers(checks, now));
   }
 
@@ -175,7 +172,7 @@ export class UsageLimiter {
         this.#budgets.giveBack(charge.subject, charge.budget, -difference, now);
       }
     }
-    for (const subject of ticket.slots) await this.#gate.release(subject, ticket.requestId);
+    for (const subject of ticket.slots) await this.#gate.release(subject);
     return this.#headers(ticket.rateChecks, now);
   }
 

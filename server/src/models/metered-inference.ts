@@ -6,7 +6,6 @@
  * start by the estimate of `limits/stream-admission.ts` and settled when its last chunk passes; svc
  * asks the engine for `stream_options.include_usage` and keeps that chunk from a caller who did not.
  */
-import { randomUUID } from 'node:crypto';
 import { finished, type Readable } from 'node:stream';
 import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
@@ -88,7 +87,6 @@ export class MeteredInference {
     // metered (so made-up model names never become usage rows or counters).
     await this.#inference.usableModel(principal, request.model, abilityOf[operation], epochs);
     const start = await this.#limits.begin({
-      requestId: randomUUID(),
       operation,
       model: request.model,
       body: request,
