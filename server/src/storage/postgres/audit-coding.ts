@@ -77,16 +77,22 @@ export function tupleMembers(record: AuditRecord, column: TupleColumn): (string 
 
 /** The key a tuple is found and cached by (its members in JSON), or null when every member is null (no tuple). */
 export function tupleKey(record: AuditRecord, column: TupleColumn): string | null {
-  const members = tupleMembers(record, column);
+  return keyOfMembers(tupleMembers(record, column));
+}
+
+function keyOfMembers(members: readonly (string | null)[]): string | null {
   return members.every((value) => value === null) ? null : JSON.stringify(members);
 }
 
-/** The values of one record for {@link entryColumns}. */
-export function entryRow(codes: BatchCodes, id: number, record: AuditRecord, hash: string): unknown[] {
+/** The keys of a record's tuples, by column (computed once per record, for interning and for its row). */
+export type RecordTupleKeys = Readonly<Record<TupleColumn, string | null>>;
+
+/** The values of one record for {@link entryColumns}, its tuples given by their keys ({@link internRecords}). */
+export function entryRow(codes: BatchCodes, id: number, record: AuditRecord, keys: RecordTupleKeys, hash: string): unknown[] {
   const uuid = isLowercaseUuid(record.request_id);
   const microseconds = latencyMicroseconds(record.latency_ms);
   const tupleId = (column: TupleColumn): number | null => {
-    const key = tupleKey(record, column);
+    const key = keys[column];
     return key === null ? null : (codes.tuples.get(key) ?? missingTuple());
   };
   const values: Record<string, unknown> = {
@@ -117,9 +123,10 @@ export async function insertEntries(sql: Executor, statement: string, rows: read
   return sql.run(statement, entryNames.map((_, index) => rows.map((row) => row[index])));
 }
 
-/** What interning a batch found: its codes, and the ids learned from the database (for the caches, once committed). */
+/** What interning a batch found: its codes, each record's tuple keys (in order), and the ids learned from the database (for the caches, once committed). */
 export interface Interned {
   codes: BatchCodes;
+  tupleKeys: RecordTupleKeys[];
   learnedStrings: Map<string, number>;
   learnedTuples: Map<string, number>;
 }
@@ -189,15 +196,19 @@ export async function internRecords(sql: Executor, records: readonly AuditRecord
   const clientIps = new Set(records.map((record) => codedValue(record, 'client_ip')).filter((value) => value !== null));
   const strings = await internValues(stringDictionary(sql), [...clientIps], caches?.strings ?? null);
   const wanted = new Map<string, { members: (string | null)[]; negative: boolean }>();
-  for (const record of records) {
+  const tupleKeys = records.map((record) => {
+    const keys = { shape: null, caller: null, api_key: null } as Record<TupleColumn, string | null>;
     for (const column of Object.keys(tupleGroups) as TupleColumn[]) {
-      const key = tupleKey(record, column);
+      const members = tupleMembers(record, column);
+      const key = keyOfMembers(members);
+      keys[column] = key;
       // A shape whose status is not a success gets a negative id (the partial index `shape < 0`).
-      if (key !== null) wanted.set(key, { members: tupleMembers(record, column), negative: column === 'shape' && record.status !== 'success' });
+      if (key !== null) wanted.set(key, { members, negative: column === 'shape' && record.status !== 'success' });
     }
-  }
+    return keys;
+  });
   const tuples = await internValues(tupleDictionary(sql, wanted), [...wanted.keys()], caches?.tuples ?? null);
-  return { codes: { strings: strings.codes, tuples: tuples.codes }, learnedStrings: strings.learned, learnedTuples: tuples.learned };
+  return { codes: { strings: strings.codes, tuples: tuples.codes }, tupleKeys, learnedStrings: strings.learned, learnedTuples: tuples.learned };
 }
 
 /** Finds the ids of `values` (cache, then database) and adds the missing ones. */

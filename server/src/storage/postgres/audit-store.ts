@@ -10,7 +10,7 @@
 import type pg from 'pg';
 import type { AuditAppend, AuditColumn, AuditFilter, AuditRecord, AuditStore, ChainAnchor, ChainLink, ChainReader, StoredAuditRecord } from '../port/index.js';
 import { InternedStrings } from '../audit-codes.js';
-import { entryRow, INSERT_ENTRIES, insertEntries, internRecords, type InternCaches } from './audit-coding.js';
+import { entryRow, INSERT_ENTRIES, insertEntries, internRecords, type InternCaches, type RecordTupleKeys } from './audit-coding.js';
 import { distinctValuesQuery, whereClause } from './audit-filter.js';
 import type { Executor } from './executor.js';
 import { toStorageError } from './errors.js';
@@ -40,9 +40,9 @@ const USED_STRINGS = 'SELECT client_ip FROM audit_entries WHERE client_ip IS NOT
  */
 export async function importAuditRows(sql: Executor, rows: readonly Record<string, unknown>[]): Promise<number> {
   const records = rows.map((row) => row as unknown as AuditRecord & { id: number | string; hash: Buffer | string });
-  const { codes } = await internRecords(sql, records, null);
-  const entries = records.map((record) =>
-    entryRow(codes, Number(record.id), record, Buffer.isBuffer(record.hash) ? record.hash.toString('hex') : String(record.hash)),
+  const { codes, tupleKeys } = await internRecords(sql, records, null);
+  const entries = records.map((record, index) =>
+    entryRow(codes, Number(record.id), record, tupleKeys[index] as RecordTupleKeys, Buffer.isBuffer(record.hash) ? record.hash.toString('hex') : String(record.hash)),
   );
   return insertEntries(sql, IMPORT, entries);
 }
@@ -72,10 +72,10 @@ export class PostgresAuditStore implements AuditStore {
       const rows: unknown[][] = [];
       let previous = head.last_id === 0 ? genesisHash : head.last_hash;
       let id = head.last_id;
-      for (const { record, encoding } of batch) {
+      for (const [index, { record, encoding }] of batch.entries()) {
         id += 1;
         const hash = link(previous, encoding);
-        rows.push(entryRow(interned.codes, id, record, hash));
+        rows.push(entryRow(interned.codes, id, record, interned.tupleKeys[index] as RecordTupleKeys, hash));
         previous = hash;
       }
       await insertEntries(sql, INSERT_ENTRIES, rows);
