@@ -46,7 +46,7 @@ describe('PostgreSQL transactions', () => {
       await tx.users.setPassword(a.id, 'from-second', false, NOW);
     });
     await Promise.all([first, second]);
-    assert.equal(attempts.first + attempts.second, 3, 'exactly one of them ran twice');
+    assert.equal(attempts.first + attempts.second, 3, `exactly one of them ran twice (first ${attempts.first}, second ${attempts.second})`);
     assert.equal((await storage.users.findById(a.id))?.passwordHash, 'from-second');
     assert.equal((await storage.users.findById(b.id))?.passwordHash, 'from-first');
   });
