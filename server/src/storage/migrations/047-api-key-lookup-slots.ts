@@ -13,7 +13,7 @@
  *   index, which lookups never use: they read the slot range and compare the digest on the row).
  * - Every key is moved to its slot, in slot order (so the leaves are filled, not half-split). A key
  *   whose slot is taken (two digests sharing 8 bytes: about 3 × 10⁻⁸ at a million keys) takes the
- *   next free one of the eight, as the store's `create` does. Should one find no free slot the
+ *   next free one of its range of eight, as the store's `create` does. Should one find no free slot the
  *   migration fails (`every_key_has_a_lookup_slot`) and the database stays as it was: never a key
  *   left behind.
  * - The indexes (`id`, `api_keys_by_user`) and the cache-epoch triggers of migrations 021 and 031 are
@@ -31,9 +31,8 @@ const columns = [
   'rate_limit_max_failures', 'rate_limit_window_seconds', 'rate_limit_ban_seconds', 'limits',
 ].join(', ');
 
-/** As in `api-key-slots.ts`: the slots a digest may take. */
+/** As in `api-key-slots.ts`: how many slots a digest may take. */
 const PROBES = 8;
-const INT64_MAX = '9223372036854775807';
 
 /** The value of hex digit `position` (1-based) of the text `h`. */
 const nibble = (position: number): string => `(instr('0123456789ABCDEF', substr(h, ${position}, 1)) - 1)`;
@@ -45,13 +44,18 @@ const nibble = (position: number): string => `(instr('0123456789ABCDEF', substr(
  */
 export const sqliteDigestPrefix = Array.from({ length: 8 }, (_, byte) => `((${nibble(2 * byte + 1)} * 16 + ${nibble(2 * byte + 2)}) << ${56 - 8 * byte})`).join(' | ');
 
-/** Moves the keys not moved yet into their slot + `step` (clamped at the largest integer, as the store does). */
+/** The start of the highest range of slots (`api-key-slots.ts`): the largest 64-bit integer minus 7. */
+const HIGHEST_RANGE_START = '9223372036854775800';
+
+/**
+ * Moves the keys not moved yet into slot `step` of their range (which starts at their own slot, or
+ * at the highest range's start for the eight highest, as in `api-key-slots.ts`).
+ */
 function placeKeys(step: number): string {
-  const slot = step === 0 ? 'prefix' : `CASE WHEN prefix <= ${INT64_MAX} - ${step} THEN prefix + ${step} ELSE ${INT64_MAX} END`;
   const pending = step === 0 ? '' : `WHERE (SELECT count(*) FROM api_keys) > (SELECT count(*) FROM api_keys_047)
   AND key_hash NOT IN (SELECT key_hash FROM api_keys_047)`;
   return `INSERT OR IGNORE INTO api_keys_047 (slot, ${columns})
-SELECT ${slot}, ${columns}
+SELECT min(prefix, ${HIGHEST_RANGE_START}) + ${step}, ${columns}
 FROM (SELECT ${sqliteDigestPrefix} AS prefix, ${columns} FROM (SELECT hex(substr(key_hash, 1, 8)) AS h, ${columns} FROM api_keys))
 ${pending}
 ORDER BY prefix;`;
@@ -66,7 +70,7 @@ export const apiKeyLookupSlots: Migration = {
   name: '047-api-key-lookup-slots',
   sql: `
 CREATE TABLE api_keys_047 (
-  slot                      INTEGER PRIMARY KEY,       -- the digest's first 8 bytes, signed big-endian (or one of the next 7)
+  slot                      INTEGER PRIMARY KEY,       -- the digest's first 8 bytes, signed big-endian (or another of its range)
   key_hash                  BLOB NOT NULL UNIQUE,      -- SHA-256 of the plaintext key
   id                        TEXT NOT NULL UNIQUE,
   user_id                   TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,

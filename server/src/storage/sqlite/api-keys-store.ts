@@ -41,8 +41,12 @@ const SELECT_KEY = `
          k.name, k.description, k.enabled, k.expires_at, k.last_used_at, k.model_permissions, k.permissions,
          k.rate_limit_max_failures, k.rate_limit_window_seconds, k.rate_limit_ban_seconds, k.limits, k.created_at, k.updated_at
   FROM api_keys k JOIN users u ON u.id = k.user_id`;
-// `+k.key_hash`: the digest is compared on the row read by slot, never looked up in its UNIQUE index.
-const BY_DIGEST = `${SELECT_KEY} WHERE k.slot BETWEEN ? AND ? AND +k.key_hash = ?`;
+/**
+ * The hot path: a key by its digest, from the digest's slot range (`slot BETWEEN first AND last`, a
+ * search of the rowid B-tree), the full digest compared on the row. `+k.key_hash` keeps the planner
+ * off `key_hash`'s UNIQUE index (a second B-tree walk per lookup). Parameters: first, last, digest.
+ */
+export const keyByDigestSql = `${SELECT_KEY} WHERE k.slot BETWEEN ? AND ? AND +k.key_hash = ?`;
 const BY_ID = `${SELECT_KEY} WHERE k.id = ?`;
 const ALL = `${SELECT_KEY} ORDER BY k.created_at DESC, k.id`;
 const BY_OWNER = `${SELECT_KEY} WHERE k.user_id = ? ORDER BY k.created_at DESC, k.id`;
@@ -76,7 +80,7 @@ export class SqliteApiKeyStore implements ApiKeyStore {
       // No stored digest is shorter than a slot (they are SHA-256 outputs).
       if (digest.length < 8) return null;
       const { first, last } = lookupSlotRange(digest);
-      const row = statement<[bigint, bigint, Buffer], ApiKeyRow>(this.#c.read, BY_DIGEST).get(first, last, digest);
+      const row = statement<[bigint, bigint, Buffer], ApiKeyRow>(this.#c.read, keyByDigestSql).get(first, last, digest);
       return row === undefined ? null : toRecord(row);
     });
   }
