@@ -15,9 +15,15 @@ const postgresOnly = new Set(['schema_migrations', 'audit_chain_head', 'audit_tu
  * The one table whose columns differ by design: the coded audit records (`audit_entries`, migrations
  * 035 and 045), laid out for each engine's row format. What both share is the view `audit_log` over
  * them, with the same columns in the same order; the table itself is left out of the comparison.
+ * And one column: SQLite's `api_keys.slot` (migration 047), the key's place in SQLite's rowid B-tree;
+ * the other columns of `api_keys` are the same on both, in the same order.
  */
 function comparable(tables: Map<string, string[]>): Map<string, string[]> {
-  return new Map([...tables].filter(([table]) => table !== 'audit_entries'));
+  return new Map(
+    [...tables]
+      .filter(([table]) => table !== 'audit_entries')
+      .map(([table, columns]) => [table, table === 'api_keys' ? columns.filter((column) => column !== 'slot') : columns]),
+  );
 }
 
 function sqliteColumns(): Map<string, string[]> {

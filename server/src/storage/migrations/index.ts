@@ -22,6 +22,7 @@ import { keyLimitsCacheEpoch } from './031-key-limits-cache-epoch.js';
 import { codedAuditRecords } from './035-coded-audit-records.js';
 import { secretFingerprints } from './040-secret-fingerprints.js';
 import { postgresAuditTuples } from './045-postgres-audit-tuples.js';
+import { apiKeyLookupSlots } from './047-api-key-lookup-slots.js';
 
 /** One schema step. */
 export interface Migration {
@@ -55,6 +56,7 @@ export const migrations: readonly Migration[] = [
   codedAuditRecords,
   secretFingerprints,
   postgresAuditTuples,
+  apiKeyLookupSlots,
 ];
 
 /** The migrations that a database at `currentVersion` still needs, in order. */

@@ -2,8 +2,14 @@
  * API keys on SQLite. The only module that writes SQL for the `api_keys` table. The plaintext is
  * never stored: lookup is by SHA-256 digest, reveal decrypts `ciphertext`. Model restrictions are
  * stored as the JSON the API has always used (`[{"permission_type", "permission_value"}]`).
+ *
+ * Rows are keyed by their lookup slot (`api-key-slots.ts`, migration 047): a lookup reads the
+ * digest's slot range from the rowid B-tree and compares the full digest on the row, in SQL.
  */
 import type { ApiKeyChanges, ApiKeyRecord, ApiKeyStore, KeyRateLimit, ModelRestriction, NewApiKey } from '../port/api-keys.js';
+import type { TransferRow } from '../port/transfer.js';
+import { candidateSlots, LOOKUP_SLOT_PROBES, lookupSlotRange } from './api-key-slots.js';
+import type { Database } from './database.js';
 import { attempt, sqliteCode } from './errors.js';
 import { statement, type Connections } from './statements.js';
 
@@ -35,7 +41,12 @@ const SELECT_KEY = `
          k.name, k.description, k.enabled, k.expires_at, k.last_used_at, k.model_permissions, k.permissions,
          k.rate_limit_max_failures, k.rate_limit_window_seconds, k.rate_limit_ban_seconds, k.limits, k.created_at, k.updated_at
   FROM api_keys k JOIN users u ON u.id = k.user_id`;
-const BY_DIGEST = `${SELECT_KEY} WHERE k.key_hash = ?`;
+/**
+ * The hot path: a key by its digest, from the digest's slot range (`slot BETWEEN first AND last`, a
+ * search of the rowid B-tree), the full digest compared on the row. `+k.key_hash` keeps the planner
+ * off `key_hash`'s UNIQUE index (a second B-tree walk per lookup). Parameters: first, last, digest.
+ */
+export const keyByDigestSql = `${SELECT_KEY} WHERE k.slot BETWEEN ? AND ? AND +k.key_hash = ?`;
 const BY_ID = `${SELECT_KEY} WHERE k.id = ?`;
 const ALL = `${SELECT_KEY} ORDER BY k.created_at DESC, k.id`;
 const BY_OWNER = `${SELECT_KEY} WHERE k.user_id = ? ORDER BY k.created_at DESC, k.id`;
@@ -66,7 +77,10 @@ export class SqliteApiKeyStore implements ApiKeyStore {
 
   findByDigest(digest: Buffer): Promise<ApiKeyRecord | null> {
     return attempt(() => {
-      const row = statement<[Buffer], ApiKeyRow>(this.#c.read, BY_DIGEST).get(digest);
+      // No stored digest is shorter than a slot (they are SHA-256 outputs).
+      if (digest.length < 8) return null;
+      const { first, last } = lookupSlotRange(digest);
+      const row = statement<[bigint, bigint, Buffer], ApiKeyRow>(this.#c.read, keyByDigestSql).get(first, last, digest);
       return row === undefined ? null : toRecord(row);
     });
   }
@@ -92,31 +106,27 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   create(key: NewApiKey): Promise<'created' | 'owner_missing'> {
     return this.#c.gate.write(() => {
       try {
-        statement(
-          this.#c.write,
-          `INSERT INTO api_keys (id, user_id, key_hash, key_prefix, ciphertext, encryption_key_id, name, description,
-             enabled, expires_at, last_used_at, model_permissions, permissions,
-             rate_limit_max_failures, rate_limit_window_seconds, rate_limit_ban_seconds, limits, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(
-          key.id,
-          key.userId,
-          key.digest,
-          key.keyPrefix,
-          key.ciphertext,
-          key.encryptionKeyId,
-          key.name,
-          key.description,
-          key.expiresAt,
-          restrictionsJson(key.modelRestrictions),
-          key.permissions === null ? null : JSON.stringify(key.permissions),
-          key.rateLimit.maxFailures,
-          key.rateLimit.windowSeconds,
-          key.rateLimit.banSeconds,
-          key.limitsJson ?? null,
-          key.now,
-          key.now,
-        );
+        insertKey(this.#c.write, {
+          id: key.id,
+          user_id: key.userId,
+          key_hash: key.digest,
+          key_prefix: key.keyPrefix,
+          ciphertext: key.ciphertext,
+          encryption_key_id: key.encryptionKeyId,
+          name: key.name,
+          description: key.description,
+          enabled: 1,
+          expires_at: key.expiresAt,
+          last_used_at: null,
+          model_permissions: restrictionsJson(key.modelRestrictions),
+          permissions: key.permissions === null ? null : JSON.stringify(key.permissions),
+          rate_limit_max_failures: key.rateLimit.maxFailures,
+          rate_limit_window_seconds: key.rateLimit.windowSeconds,
+          rate_limit_ban_seconds: key.rateLimit.banSeconds,
+          limits: key.limitsJson ?? null,
+          created_at: key.now,
+          updated_at: key.now,
+        });
       } catch (error) {
         if (sqliteCode(error) === 'SQLITE_CONSTRAINT_FOREIGNKEY') return 'owner_missing';
         throw error;
@@ -174,6 +184,62 @@ export class SqliteApiKeyStore implements ApiKeyStore {
       statement(this.#c.write, 'UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(now, id);
     });
   }
+}
+
+/** The columns of a stored key, as every adapter has them: all but SQLite's own `slot`. */
+export const apiKeyColumns = [
+  'key_hash', 'id', 'user_id', 'key_prefix', 'ciphertext', 'encryption_key_id', 'name', 'description', 'enabled', 'expires_at',
+  'last_used_at', 'model_permissions', 'permissions', 'created_at', 'updated_at',
+  'rate_limit_max_failures', 'rate_limit_window_seconds', 'rate_limit_ban_seconds', 'limits',
+] as const;
+
+/** One row of `api_keys` as written, column by column (SQLite values: 0/1, JSON text). */
+type ApiKeyColumns = Record<(typeof apiKeyColumns)[number], unknown>;
+
+const candidateParameters = Array.from({ length: LOOKUP_SLOT_PROBES }, (_, step) => `@slot${step}`);
+
+/**
+ * Takes the first free slot of the key's range and writes the row there, in one statement (atomic
+ * against other connections). `ifNew`: a key whose digest is stored already is left as it is.
+ */
+const insertSql = (ifNew: boolean): string => `
+  INSERT INTO api_keys (slot, ${apiKeyColumns.join(', ')})
+  SELECT candidate.column1, ${apiKeyColumns.map((column) => `@${column}`).join(', ')}
+  FROM (VALUES ${candidateParameters.map((parameter) => `(${parameter})`).join(', ')}) AS candidate
+  WHERE candidate.column1 NOT IN (SELECT slot FROM api_keys WHERE slot BETWEEN @slot0 AND @slot${LOOKUP_SLOT_PROBES - 1})
+  ORDER BY candidate.column1 LIMIT 1${ifNew ? '\n  ON CONFLICT (key_hash) DO NOTHING' : ''}`;
+
+/**
+ * Writes one key at its slot. A digest stored already fails on `key_hash`'s uniqueness (or, with
+ * `ifNew`, inserts nothing); answers how many rows were written.
+ *
+ * @throws when every slot of the key's range is taken (eight digests sharing their first 8 bytes).
+ */
+function insertKey(db: Database, row: ApiKeyColumns, ifNew = false): number {
+  const digest = row.key_hash;
+  if (!Buffer.isBuffer(digest) || digest.length < 8) throw new TypeError('an API key digest is a SHA-256 digest (32 bytes)');
+  const slots = Object.fromEntries(candidateSlots(digest).map((slot, step) => [`slot${step}`, slot]));
+  const written = statement(db, insertSql(ifNew)).run({ ...row, ...slots }).changes;
+  if (written === 0 && !(ifNew && isStored(db, digest))) throw new Error(`no free lookup slot for an API key (all ${LOOKUP_SLOT_PROBES} of its range are taken)`);
+  return written;
+}
+
+function isStored(db: Database, digest: Buffer): boolean {
+  const { first, last } = lookupSlotRange(digest);
+  return statement(db, 'SELECT 1 FROM api_keys WHERE slot BETWEEN ? AND ? AND +key_hash = ?').get(first, last, digest) !== undefined;
+}
+
+/**
+ * Imports keys as another adapter stored them (`svc-migrate-storage`): each at its slot, a digest
+ * stored already left untouched. Answers how many were inserted.
+ */
+export function importApiKeyRows(db: Database, rows: readonly TransferRow[]): number {
+  let inserted = 0;
+  for (const row of rows) {
+    const values = Object.fromEntries(apiKeyColumns.map((column) => [column, row[column] ?? null])) as ApiKeyColumns;
+    inserted += insertKey(db, values, true);
+  }
+  return inserted;
 }
 
 /** The stored JSON of a key's model restrictions (the API's `ModelPermission` shape, kept byte for byte). */

@@ -2,9 +2,11 @@
  * {@link TableTransfer} on SQLite: whole tables read page by page (keyset paging on one-column keys)
  * and rows inserted as stored, `ON CONFLICT (<primary key>) DO NOTHING`, in one `BEGIN IMMEDIATE`
  * transaction on the writer connection. `audit_log` is a view (migration 035): its rows are read
- * decoded and imported through the audit store's coding.
+ * decoded and imported through the audit store's coding. `api_keys` travels without SQLite's own
+ * lookup slot (migration 047), which the key store gives each imported key.
  */
 import type { TableImporter, TableTransfer, TransferRow, TransferTable } from '../port/index.js';
+import { apiKeyColumns, importApiKeyRows } from './api-keys-store.js';
 import { importAuditRows } from './audit-store.js';
 import type { Database } from './database.js';
 import { toStorageError } from './errors.js';
@@ -13,6 +15,9 @@ import { toStorageError } from './errors.js';
 export type ExclusiveWrite = <T>(work: (writer: Database) => Promise<T>) => Promise<T>;
 
 const quoted = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
+/** The columns a table's rows travel with: all of them, but for SQLite's own `api_keys.slot`. */
+const travelling = (table: TransferTable): string => (table.name === 'api_keys' ? apiKeyColumns.map(quoted).join(', ') : '*');
 
 /** SQLite stores booleans as 0/1 and JSON as text. */
 function sqliteValue(value: unknown): unknown {
@@ -51,9 +56,9 @@ export class SqliteTableTransfer implements TableTransfer {
       try {
         page = keyset
           ? after === null
-            ? (this.#reader.prepare(`SELECT * FROM ${quoted(table.name)} ORDER BY ${order} LIMIT ?`).all(pageSize) as TransferRow[])
-            : (this.#reader.prepare(`SELECT * FROM ${quoted(table.name)} WHERE ${order} > ? ORDER BY ${order} LIMIT ?`).all(after, pageSize) as TransferRow[])
-          : (this.#reader.prepare(`SELECT * FROM ${quoted(table.name)} ORDER BY ${order} LIMIT ? OFFSET ?`).all(pageSize, offset) as TransferRow[]);
+            ? (this.#reader.prepare(`SELECT ${travelling(table)} FROM ${quoted(table.name)} ORDER BY ${order} LIMIT ?`).all(pageSize) as TransferRow[])
+            : (this.#reader.prepare(`SELECT ${travelling(table)} FROM ${quoted(table.name)} WHERE ${order} > ? ORDER BY ${order} LIMIT ?`).all(after, pageSize) as TransferRow[])
+          : (this.#reader.prepare(`SELECT ${travelling(table)} FROM ${quoted(table.name)} ORDER BY ${order} LIMIT ? OFFSET ?`).all(pageSize, offset) as TransferRow[]);
       } catch (error) {
         throw toStorageError(error);
       }
@@ -75,6 +80,14 @@ function insertMissing(writer: Database, table: TransferTable, rows: readonly Tr
   if (table.name === 'audit_log') {
     try {
       return importAuditRows(writer, rows);
+    } catch (error) {
+      throw toStorageError(error);
+    }
+  }
+  // API keys are written at their lookup slot, which the rows do not carry.
+  if (table.name === 'api_keys') {
+    try {
+      return importApiKeyRows(writer, rows.map((row) => Object.fromEntries(Object.entries(row).map(([column, value]) => [column, sqliteValue(value)]))));
     } catch (error) {
       throw toStorageError(error);
     }
