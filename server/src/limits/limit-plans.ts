@@ -90,6 +90,8 @@ const unlimitedPlan = new ScopePlan({ kind: 'key', id: '', limits: { requestsPer
 /** The compiled plans of every scope this process has seen, by limits object. */
 export class LimitPlans {
   readonly #plans = { key: new WeakMap<UsageLimits, Map<string, ScopePlan>>(), user: new WeakMap<UsageLimits, Map<string, ScopePlan>>() };
+  /** A key's and a user's checks joined, by the two plans and the model (models are the server's, a bounded set). */
+  readonly #pairs = new WeakMap<ScopePlan, WeakMap<ScopePlan, Map<string, readonly RateCheck[]>>>();
 
   /** The plan of `scope` (compiled on its first call; scopes without limits share one empty plan). */
   of(scope: LimitScope): ScopePlan {
@@ -107,11 +109,37 @@ export class LimitPlans {
     return plan;
   }
 
-  /** Every per-minute check of a call of `model` under `scopes`, in order (the key's, then the user's). */
+  /**
+   * Every per-minute check of a call of `model` under `scopes`, in order (the key's, then the user's).
+   * A key's and its user's checks are joined once per pair of plans and model, not on every call.
+   */
   rateChecks(scopes: readonly LimitScope[], model: string): readonly RateCheck[] {
     if (scopes.length === 1) return this.of(scopes[0] as LimitScope).rateChecks(model);
+    if (scopes.length === 2) return this.#joined(this.of(scopes[0] as LimitScope), this.of(scopes[1] as LimitScope), model);
     const checks: RateCheck[] = [];
     for (const scope of scopes) checks.push(...this.of(scope).rateChecks(model));
+    return checks;
+  }
+
+  /** `first`'s checks of `model`, then `second`'s (compiled once; dropped with either plan). */
+  #joined(first: ScopePlan, second: ScopePlan, model: string): readonly RateCheck[] {
+    if (second === unlimitedPlan) return first.rateChecks(model);
+    if (first === unlimitedPlan) return second.rateChecks(model);
+    let bySecond = this.#pairs.get(first);
+    if (bySecond === undefined) {
+      bySecond = new WeakMap();
+      this.#pairs.set(first, bySecond);
+    }
+    let byModel = bySecond.get(second);
+    if (byModel === undefined) {
+      byModel = new Map();
+      bySecond.set(second, byModel);
+    }
+    let checks = byModel.get(model);
+    if (checks === undefined) {
+      checks = Object.freeze([...first.rateChecks(model), ...second.rateChecks(model)]);
+      byModel.set(model, checks);
+    }
     return checks;
   }
 }

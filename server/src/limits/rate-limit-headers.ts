@@ -61,6 +61,57 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
   return headers;
 }
 
+/** The last value one header was formatted for and its text (a limiter formats the same values call after call). */
+class LastText {
+  #value = Number.NaN;
+  #text = '';
+
+  /** `format(value)`, computed only when `value` differs from the last one. */
+  of(value: number, format: (value: number) => string): string {
+    if (value !== this.#value) {
+      this.#value = value;
+      this.#text = format(value);
+    }
+    return this.#text;
+  }
+}
+
+const integerText = (value: number): string => String(value);
+
+/** One dimension's header texts, each remembered for the value it was last formatted for. */
+class DimensionTexts {
+  readonly limit = new LastText();
+  readonly remaining = new LastText();
+  readonly reset = new LastText();
+}
+
+/**
+ * {@link rateLimitHeaders} for the calls of one process, the same headers with less work per call:
+ * each value is formatted only when it differs from the one formatted before it (a limit's text
+ * never changes; a reset's changes once a millisecond; on a busy server several calls in a row see
+ * the same), and the six headers are written in one object literal. Exact: each header's text is
+ * the one {@link rateLimitHeaders} writes for the same state.
+ */
+export class RateLimitHeaderWriter {
+  readonly #requests = new DimensionTexts();
+  readonly #tokens = new DimensionTexts();
+
+  /** The `x-ratelimit-*` headers of the states (null: a dimension without a limit, left out). */
+  headers(requests: LimitState | null, tokens: LimitState | null): Record<string, string> {
+    if (requests === null || tokens === null) return rateLimitHeaders({ requests, tokens });
+    const r = this.#requests;
+    const t = this.#tokens;
+    return {
+      'x-ratelimit-limit-requests': r.limit.of(requests.limit, integerText),
+      'x-ratelimit-remaining-requests': r.remaining.of(Math.max(0, Math.floor(requests.remaining)), integerText),
+      'x-ratelimit-reset-requests': r.reset.of(Math.max(0, Math.ceil(requests.resetMs)), formatDuration),
+      'x-ratelimit-limit-tokens': t.limit.of(tokens.limit, integerText),
+      'x-ratelimit-remaining-tokens': t.remaining.of(Math.max(0, Math.floor(tokens.remaining)), integerText),
+      'x-ratelimit-reset-tokens': t.reset.of(Math.max(0, Math.ceil(tokens.resetMs)), formatDuration),
+    };
+  }
+}
+
 /** `retry-after` (seconds, at least 1) and `retry-after-ms` for a refusal that may be retried after `ms`. */
 export function retryAfterHeaders(ms: number): Record<string, string> {
   const wait = Math.max(0, Math.ceil(ms));
