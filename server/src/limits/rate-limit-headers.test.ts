@@ -14,6 +14,15 @@ describe('rate-limit headers', () => {
     assert.equal(formatDuration(90_500), '1m30.5s');
     assert.equal(formatDuration(3_600_000), '1h0m0s');
     assert.equal(formatDuration(-5), '0s');
+    for (const [ms, text] of [[1005, '1.005s'], [1050, '1.05s'], [2001, '2.001s'], [2010, '2.01s'], [59_999, '59.999s'], [60_001, '1m0.001s'], [3_601_230, '1h0m1.23s']] as const) {
+      assert.equal(formatDuration(ms), text, `${ms} ms`);
+    }
+    // Every millisecond of a minute, against the decimal reading of the text.
+    for (let ms = 1000; ms < 60_000; ms += 1) {
+      const text = formatDuration(ms);
+      assert.equal(Math.round(Number.parseFloat(text) * 1000), ms, `${ms} ms`);
+      assert.doesNotMatch(text, /\.\d*0s$/, `${text}: no trailing zero`);
+    }
   });
 
   it('name limit, remaining and reset per dimension, and leave out a dimension without a limit', () => {

@@ -29,11 +29,20 @@ export function formatDuration(ms: number): string {
   if (whole < 1000) return `${whole}ms`;
   const hours = Math.floor(whole / 3_600_000);
   const minutes = Math.floor((whole % 3_600_000) / 60_000);
-  const seconds = (whole % 60_000) / 1000;
-  const secondsText = `${Number.isInteger(seconds) ? seconds : seconds.toFixed(3).replace(/0+$/, '')}s`;
+  const secondsText = secondsOf(whole % 60_000);
   if (hours > 0) return `${hours}h${minutes}m${secondsText}`;
   if (minutes > 0) return `${minutes}m${secondsText}`;
   return secondsText;
+}
+
+/** `ms` (below a minute, whole) as seconds with up to three decimals and no trailing zero: `0s`, `1s`, `1.5s`, `2.05s`, `59.999s`. */
+function secondsOf(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  const millis = ms % 1000;
+  if (millis === 0) return `${seconds}s`;
+  if (millis % 100 === 0) return `${seconds}.${millis / 100}s`;
+  if (millis % 10 === 0) return `${seconds}.${millis < 100 ? '0' : ''}${millis / 10}s`;
+  return `${seconds}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}s`;
 }
 
 /** The tighter of two states (fewer remaining; on a tie, the later reset). */
