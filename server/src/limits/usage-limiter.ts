@@ -9,7 +9,7 @@ import type { LimitCounterStore } from '../storage/port/usage.js';
 import { BudgetLeases } from './budget-leases.js';
 import { ConcurrencyGate, type ConcurrencyGateOptions } from './concurrency-gate.js';
 import type { LeaseOptions } from './lease-options.js';
-import { LimitPlans, scopeName, type LimitScope, type RateCheck } from './limit-plans.js';
+import { LimitPlans, type CallPlan, type LimitScope, type RateCheck } from './limit-plans.js';
 import { RateLimitHeaderWriter, retryAfterHeaders, type LimitState } from './rate-limit-headers.js';
 import { RateLeases } from './rate-leases.js';
 
@@ -28,8 +28,8 @@ export interface AdmissionRequest {
 export interface AdmissionTicket {
   readonly model: string;
   readonly scopes: readonly LimitScope[];
-  /** The per-minute limits the call passed (for the headers after it, and its token charges). */
-  readonly rateChecks: readonly RateCheck[];
+  /** The limits the call passed (the per-minute ones give the headers after it). */
+  readonly plan: CallPlan;
   /** The tokens the call was charged at admission: on each token limit, this or the whole limit when less; on each budget, this. */
   readonly estimatedTokens: number;
   readonly slots: readonly string[];
@@ -45,9 +45,9 @@ const admissionCost = (check: RateCheck, estimatedTokens: number): number => (ch
 
 /** How far an admission got before a limit refused it: what to give back. */
 interface Progress {
-  /** The rate checks passed (the first `ratesTaken` of the call's). */
+  /** The rate checks passed (the first `ratesTaken` of the plan's). */
   ratesTaken: number;
-  /** The scopes whose budget was taken (the first `budgetsTaken`). */
+  /** The budgets taken (the first `budgetsTaken` of the plan's). */
   budgetsTaken: number;
   slots: readonly string[];
 }
@@ -67,7 +67,7 @@ class AdmittedCall {
   }
 
   get headers(): Record<string, string> {
-    return (this.#headers ??= this.#limiter.headersOf(this.ticket.rateChecks, this.#now));
+    return (this.#headers ??= this.#limiter.headersOf(this.ticket.plan.rateChecks, this.#now));
   }
 }
 
@@ -110,8 +110,8 @@ export class UsageLimiter {
    */
   async admit(request: AdmissionRequest): Promise<Admission> {
     const now = this.#clock.now();
-    const { scopes } = request;
-    const checks = this.#plans.rateChecks(scopes, request.model);
+    const plan = this.#plans.callPlan(request.scopes, request.model);
+    const checks = plan.rateChecks;
     const estimated = Math.max(0, Math.ceil(request.estimatedTokens));
     let prefetched = false;
     for (let index = 0; index < checks.length; index += 1) {
@@ -128,40 +128,39 @@ export class UsageLimiter {
       }
       const result = await this.#rates.take(check.subject, check.rate, cost, now);
       if (!result.allowed) {
-        return this.#refuse(checks, estimated, { ratesTaken: index, budgetsTaken: 0, slots: NO_SLOTS }, scopes, now, {
+        return this.#refuse(plan, estimated, { ratesTaken: index, budgetsTaken: 0, slots: NO_SLOTS }, now, {
           code: 'rate_limit_exceeded',
           message: `Rate limit reached: ${check.describe} is ${check.rate.limit}. Retry after the time in Retry-After.`,
           retryAfterMs: result.retryAfterMs,
         });
       }
     }
-    for (let index = 0; index < scopes.length; index += 1) {
-      const scope = scopes[index] as LimitScope;
-      const budget = this.#plans.of(scope).budget;
-      if (budget === null || this.#budgets.takeLocal(budget.subject, budget.budget, estimated, now)) continue;
-      const result = await this.#budgets.take(budget.subject, budget.budget, estimated, now);
+    for (let index = 0; index < plan.budgets.length; index += 1) {
+      const scope = plan.budgets[index] as CallPlan['budgets'][number];
+      const { subject, budget } = scope.budget;
+      if (this.#budgets.takeLocal(subject, budget, estimated, now)) continue;
+      const result = await this.#budgets.take(subject, budget, estimated, now);
       if (!result.allowed) {
-        return this.#refuse(checks, estimated, { ratesTaken: checks.length, budgetsTaken: index, slots: NO_SLOTS }, scopes, now, {
+        return this.#refuse(plan, estimated, { ratesTaken: checks.length, budgetsTaken: index, slots: NO_SLOTS }, now, {
           code: 'budget_exceeded',
-          message: `Token budget exhausted: ${scopeName(scope)} may use ${budget.budget.tokens} tokens per ${budget.budget.period} (UTC); it starts again at the next ${budget.budget.period}.`,
+          message: `Token budget exhausted: ${scope.name} may use ${budget.tokens} tokens per ${budget.period} (UTC); it starts again at the next ${budget.period}.`,
           retryAfterMs: result.resetMs,
         });
       }
     }
     let slots = NO_SLOTS;
-    for (const scope of scopes) {
-      const cap = this.#plans.of(scope).concurrency;
-      if (cap === null) continue;
+    for (const scope of plan.caps) {
+      const cap = scope.concurrency;
       if (!(await this.#gate.acquire(cap.subject, cap.limit, now))) {
-        return this.#refuse(checks, estimated, { ratesTaken: checks.length, budgetsTaken: scopes.length, slots }, scopes, now, {
+        return this.#refuse(plan, estimated, { ratesTaken: checks.length, budgetsTaken: plan.budgets.length, slots }, now, {
           code: 'rate_limit_exceeded',
-          message: `Concurrency limit reached: ${scopeName(scope)} may have ${cap.limit} requests in flight.`,
+          message: `Concurrency limit reached: ${scope.name} may have ${cap.limit} requests in flight.`,
           retryAfterMs: CONCURRENCY_RETRY_MS,
         });
       }
       slots = [...slots, cap.subject];
     }
-    const ticket: AdmissionTicket = { model: request.model, scopes, rateChecks: checks, estimatedTokens: estimated, slots };
+    const ticket: AdmissionTicket = { model: request.model, scopes: request.scopes, plan, estimatedTokens: estimated, slots };
     return new AdmittedCall(ticket, this, now);
   }
 
@@ -173,8 +172,8 @@ export class UsageLimiter {
   async settle(ticket: AdmissionTicket, usedTokens: number): Promise<Record<string, string>> {
     const now = this.#clock.now();
     const used = Math.max(0, Math.ceil(usedTokens));
-    const estimated = ticket.estimatedTokens;
-    for (const check of ticket.rateChecks) {
+    const { plan, estimatedTokens: estimated } = ticket;
+    for (const check of plan.rateChecks) {
       if (check.dimension === 'requests') continue;
       const cost = admissionCost(check, estimated);
       if (cost === 0) continue;
@@ -183,9 +182,7 @@ export class UsageLimiter {
       if (written !== undefined) await written;
     }
     const difference = used - estimated;
-    for (const scope of ticket.scopes) {
-      const budget = this.#plans.of(scope).budget;
-      if (budget === null) continue;
+    for (const { budget } of plan.budgets) {
       if (difference > 0) {
         const written = this.#budgets.charge(budget.subject, budget.budget, difference, now);
         if (written !== undefined) await written;
@@ -194,7 +191,7 @@ export class UsageLimiter {
       }
     }
     for (const subject of ticket.slots) await this.#gate.release(subject);
-    return this.#headers(ticket.rateChecks, now);
+    return this.#headers(plan.rateChecks, now);
   }
 
   /** The rate-limit headers for a call of `model` under `scopes`, as this process knows them now. */
@@ -211,24 +208,23 @@ export class UsageLimiter {
 
   /** Gives back what a refused call had taken (`progress`) and answers the refusal. */
   async #refuse(
-    checks: readonly RateCheck[],
+    plan: CallPlan,
     estimated: number,
     progress: Progress,
-    scopes: readonly LimitScope[],
     now: number,
     refusal: { code: 'rate_limit_exceeded' | 'budget_exceeded'; message: string; retryAfterMs: number },
   ): Promise<Admission> {
     for (let index = 0; index < progress.ratesTaken; index += 1) {
-      const check = checks[index] as RateCheck;
+      const check = plan.rateChecks[index] as RateCheck;
       const written = this.#rates.giveBack(check.subject, check.rate, admissionCost(check, estimated), now);
       if (written !== undefined) await written;
     }
     for (let index = 0; index < progress.budgetsTaken; index += 1) {
-      const budget = this.#plans.of(scopes[index] as LimitScope).budget;
-      if (budget !== null) this.#budgets.giveBack(budget.subject, budget.budget, estimated, now);
+      const { budget } = plan.budgets[index] as CallPlan['budgets'][number];
+      this.#budgets.giveBack(budget.subject, budget.budget, estimated, now);
     }
     for (const subject of progress.slots) await this.#gate.release(subject);
-    return { admitted: false, ...refusal, headers: { ...this.#headers(checks, now), ...retryAfterHeaders(refusal.retryAfterMs) } };
+    return { admitted: false, ...refusal, headers: { ...this.#headers(plan.rateChecks, now), ...retryAfterHeaders(refusal.retryAfterMs) } };
   }
 
   /** The rate-limit headers after an admission at `now` (read by {@link AdmittedCall} when its headers are). */
