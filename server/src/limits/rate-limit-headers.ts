@@ -90,15 +90,15 @@ const integerText = (value: number): string => String(value);
 /** One dimension's header texts, each remembered for the value it was last formatted for. */
 class DimensionTexts {
   readonly limit = new LastText();
-  readonly remaining = new LastText();
   readonly reset = new LastText();
 }
 
 /**
  * {@link rateLimitHeaders} for the calls of one process, the same headers with less work per call:
- * each value is formatted only when it differs from the one formatted before it (a limit's text
- * never changes; a reset's changes once a millisecond; on a busy server several calls in a row see
- * the same), and the six headers are written in one object literal. Exact: each header's text is
+ * a limit's and a reset's text are formatted only when the value differs from the one formatted
+ * before it (a limit's never changes; a reset's once a millisecond, and on a busy server several
+ * calls in a row see the same; the remaining counts change with every call and are written as
+ * they are), and the six headers are written in one object literal. Exact: each header's text is
  * the one {@link rateLimitHeaders} writes for the same state.
  */
 export class RateLimitHeaderWriter {
@@ -112,10 +112,10 @@ export class RateLimitHeaderWriter {
     const t = this.#tokens;
     return {
       'x-ratelimit-limit-requests': r.limit.of(requests.limit, integerText),
-      'x-ratelimit-remaining-requests': r.remaining.of(Math.max(0, Math.floor(requests.remaining)), integerText),
+      'x-ratelimit-remaining-requests': String(Math.max(0, Math.floor(requests.remaining))),
       'x-ratelimit-reset-requests': r.reset.of(Math.max(0, Math.ceil(requests.resetMs)), formatDuration),
       'x-ratelimit-limit-tokens': t.limit.of(tokens.limit, integerText),
-      'x-ratelimit-remaining-tokens': t.remaining.of(Math.max(0, Math.floor(tokens.remaining)), integerText),
+      'x-ratelimit-remaining-tokens': String(Math.max(0, Math.floor(tokens.remaining))),
       'x-ratelimit-reset-tokens': t.reset.of(Math.max(0, Math.ceil(tokens.resetMs)), formatDuration),
     };
   }

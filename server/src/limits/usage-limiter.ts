@@ -244,13 +244,21 @@ export class UsageLimiter {
     for (const check of checks) {
       this.#rates.readStatus(check.subject, check.rate, now, reading);
       if (check.dimension === 'requests') {
-        if (requests === null || isTighter(reading, requests)) requests = Object.assign(this.#tightestRequests, reading);
+        if (requests === null || isTighter(reading, requests)) requests = copyState(reading, this.#tightestRequests);
       } else if (tokens === null || isTighter(reading, tokens)) {
-        tokens = Object.assign(this.#tightestTokens, reading);
+        tokens = copyState(reading, this.#tightestTokens);
       }
     }
     return this.#writer.headers(requests, tokens);
   }
+}
+
+/** `from` copied into `into` (answered). */
+function copyState(from: LimitState, into: LimitState): LimitState {
+  into.limit = from.limit;
+  into.remaining = from.remaining;
+  into.resetMs = from.resetMs;
+  return into;
 }
 
 /** Whether `candidate` is tighter than `current` ({@link tighter}'s order: `current` stays on a full tie). */
