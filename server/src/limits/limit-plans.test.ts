@@ -34,4 +34,17 @@ describe('limit plans', () => {
     assert.equal(plans.of({ kind: 'user', id: 'x', limits: shared }).rateChecks('m')[0]?.subject, 'user:x:rpm');
     assert.deepEqual(plans.rateChecks([{ kind: 'key', id: 'x', limits: shared }, { kind: 'user', id: 'y', limits: noLimits }], 'm').length, 1);
   });
+
+  it("joins a key's and its user's checks once per pair and model, in order, and anew when either's limits change", () => {
+    const plans = new LimitPlans();
+    const keyLimits = limitsFromWire({ requests_per_minute: 5, models: [{ model: 'm', tokens_per_minute: 50 }] });
+    const userLimits = limitsFromWire({ tokens_per_minute: 100 });
+    const scopes = [{ kind: 'key' as const, id: 'k', limits: keyLimits }, { kind: 'user' as const, id: 'u', limits: userLimits }];
+    const joined = plans.rateChecks(scopes, 'm');
+    assert.deepEqual(joined.map((check) => check.subject), ['key:k:rpm', 'key:k:model:m:tpm', 'user:u:tpm']);
+    assert.equal(plans.rateChecks(scopes, 'm'), joined, 'the same array on the next call');
+    assert.deepEqual(plans.rateChecks(scopes, 'other').map((check) => check.subject), ['key:k:rpm', 'user:u:tpm']);
+    const changed = plans.rateChecks([scopes[0] as (typeof scopes)[0], { kind: 'user', id: 'u', limits: limitsFromWire({ tokens_per_minute: 7 }) }], 'm');
+    assert.deepEqual(changed.map((check) => check.rate.limit), [5, 50, 7]);
+  });
 });

@@ -39,6 +39,28 @@ export interface ConcurrencyCheck {
   limit: number;
 }
 
+/**
+ * Everything a call of one model must pass under its scopes' limits, in order: the per-minute checks
+ * (the key's, then the user's), the scopes with a token budget and those with a concurrency cap.
+ * Compiled once per set of plans and model, so a call resolves its limits with one look-up.
+ */
+export interface CallPlan {
+  readonly rateChecks: readonly RateCheck[];
+  /** The scopes' plans that have a token budget, in scope order. */
+  readonly budgets: readonly (ScopePlan & { readonly budget: BudgetCheck })[];
+  /** The scopes' plans that have a concurrency cap, in scope order. */
+  readonly caps: readonly (ScopePlan & { readonly concurrency: ConcurrencyCheck })[];
+}
+
+/** The plan of a call of `model` under `plans` (in scope order). */
+function compileCallPlan(plans: readonly ScopePlan[], model: string): CallPlan {
+  return Object.freeze({
+    rateChecks: Object.freeze(plans.flatMap((plan) => plan.rateChecks(model))),
+    budgets: Object.freeze(plans.filter((plan): plan is ScopePlan & { budget: BudgetCheck } => plan.budget !== null)),
+    caps: Object.freeze(plans.filter((plan): plan is ScopePlan & { concurrency: ConcurrencyCheck } => plan.concurrency !== null)),
+  });
+}
+
 const MINUTE_MS = 60_000;
 
 /** The name of a scope in refusal messages. */
@@ -46,6 +68,8 @@ export const scopeName = (scope: Pick<LimitScope, 'kind' | 'id'>): string => (sc
 
 /** The compiled limits of one scope. */
 export class ScopePlan {
+  /** The scope's name in refusal messages (`API key …`, `user …`). */
+  readonly name: string;
   readonly budget: BudgetCheck | null;
   readonly concurrency: ConcurrencyCheck | null;
   readonly #scope: LimitScope;
@@ -56,6 +80,7 @@ export class ScopePlan {
 
   constructor(scope: LimitScope) {
     this.#scope = scope;
+    this.name = scopeName(scope);
     const base = `${scope.kind}:${scope.id}`;
     const { limits } = scope;
     this.#rates = [
@@ -80,7 +105,7 @@ export class ScopePlan {
 
   #check(suffix: string, limit: number | null, dimension: RateCheck['dimension'], what: string): RateCheck[] {
     if (limit === null) return [];
-    return [{ subject: `${this.#scope.kind}:${this.#scope.id}:${suffix}`, rate: { limit, periodMs: MINUTE_MS }, dimension, describe: `${what} of ${scopeName(this.#scope)}` }];
+    return [{ subject: `${this.#scope.kind}:${this.#scope.id}:${suffix}`, rate: { limit, periodMs: MINUTE_MS }, dimension, describe: `${what} of ${this.name}` }];
   }
 }
 
@@ -90,6 +115,8 @@ const unlimitedPlan = new ScopePlan({ kind: 'key', id: '', limits: { requestsPer
 /** The compiled plans of every scope this process has seen, by limits object. */
 export class LimitPlans {
   readonly #plans = { key: new WeakMap<UsageLimits, Map<string, ScopePlan>>(), user: new WeakMap<UsageLimits, Map<string, ScopePlan>>() };
+  /** Call plans by their scopes' plans and the model (models are the server's, a bounded set). */
+  readonly #calls = new WeakMap<ScopePlan, WeakMap<ScopePlan, Map<string, CallPlan>>>();
 
   /** The plan of `scope` (compiled on its first call; scopes without limits share one empty plan). */
   of(scope: LimitScope): ScopePlan {
@@ -109,9 +136,37 @@ export class LimitPlans {
 
   /** Every per-minute check of a call of `model` under `scopes`, in order (the key's, then the user's). */
   rateChecks(scopes: readonly LimitScope[], model: string): readonly RateCheck[] {
-    if (scopes.length === 1) return this.of(scopes[0] as LimitScope).rateChecks(model);
-    const checks: RateCheck[] = [];
-    for (const scope of scopes) checks.push(...this.of(scope).rateChecks(model));
-    return checks;
+    return this.callPlan(scopes, model).rateChecks;
+  }
+
+  /**
+   * What a call of `model` under `scopes` must pass. For one scope or two (a key and its user: every
+   * model call) compiled once per plans and model, not on every call; dropped with the plans.
+   */
+  callPlan(scopes: readonly LimitScope[], model: string): CallPlan {
+    if (scopes.length === 0) return this.#cached(unlimitedPlan, unlimitedPlan, model);
+    const first = this.of(scopes[0] as LimitScope);
+    if (scopes.length === 1) return this.#cached(first, unlimitedPlan, model);
+    if (scopes.length === 2) return this.#cached(first, this.of(scopes[1] as LimitScope), model);
+    return compileCallPlan(scopes.map((scope) => this.of(scope)), model);
+  }
+
+  #cached(first: ScopePlan, second: ScopePlan, model: string): CallPlan {
+    let bySecond = this.#calls.get(first);
+    if (bySecond === undefined) {
+      bySecond = new WeakMap();
+      this.#calls.set(first, bySecond);
+    }
+    let byModel = bySecond.get(second);
+    if (byModel === undefined) {
+      byModel = new Map();
+      bySecond.set(second, byModel);
+    }
+    let plan = byModel.get(model);
+    if (plan === undefined) {
+      plan = compileCallPlan([first, second], model);
+      byModel.set(model, plan);
+    }
+    return plan;
   }
 }

@@ -183,12 +183,16 @@ export class RateLeases {
 
   /** The limit's state as this process knows it, without a round trip. */
   status(subject: string, rate: Rate, now: number): RateStatus {
+    return this.readStatus(subject, rate, now, { limit: 0, remaining: 0, resetMs: 0 });
+  }
+
+  /** {@link status} written into `into` (answered), for a caller that reads many without keeping them. */
+  readStatus<Into extends RateStatus>(subject: string, rate: Rate, now: number, into: Into): Into {
     const local = this.#fresh(subject, now);
-    return {
-      limit: rate.limit,
-      remaining: Math.min(rate.limit, local.units + availableUnits(local.tat, now, rate)),
-      resetMs: resetMs(local.tat, now),
-    };
+    into.limit = rate.limit;
+    into.remaining = Math.min(rate.limit, local.units + availableUnits(local.tat, now, rate));
+    into.resetMs = resetMs(local.tat, now);
+    return into;
   }
 
   /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { formatDuration, rateLimitHeaders, retryAfterHeaders, tighter } from './rate-limit-headers.js';
+import { formatDuration, rateLimitHeaders, RateLimitHeaderWriter, retryAfterHeaders, tighter, type LimitState } from './rate-limit-headers.js';
 
 describe('rate-limit headers', () => {
   it('write resets as OpenAI does (Go durations)', () => {
@@ -14,6 +14,15 @@ describe('rate-limit headers', () => {
     assert.equal(formatDuration(90_500), '1m30.5s');
     assert.equal(formatDuration(3_600_000), '1h0m0s');
     assert.equal(formatDuration(-5), '0s');
+    for (const [ms, text] of [[1005, '1.005s'], [1050, '1.05s'], [2001, '2.001s'], [2010, '2.01s'], [59_999, '59.999s'], [60_001, '1m0.001s'], [3_601_230, '1h0m1.23s']] as const) {
+      assert.equal(formatDuration(ms), text, `${ms} ms`);
+    }
+    // Every millisecond of a minute, against the decimal reading of the text.
+    for (let ms = 1000; ms < 60_000; ms += 1) {
+      const text = formatDuration(ms);
+      assert.equal(Math.round(Number.parseFloat(text) * 1000), ms, `${ms} ms`);
+      assert.doesNotMatch(text, /\.\d*0s$/, `${text}: no trailing zero`);
+    }
   });
 
   it('name limit, remaining and reset per dimension, and leave out a dimension without a limit', () => {
@@ -36,6 +45,25 @@ describe('rate-limit headers', () => {
     assert.equal(tighter(key, user), user);
     assert.equal(tighter(null, key), key);
     assert.equal(tighter({ ...key, remaining: 5 }, user)?.resetMs, 50_000);
+  });
+
+  it('a writer writes, call after call, exactly what rateLimitHeaders writes, values repeated or changed, one dimension or both', () => {
+    const writer = new RateLimitHeaderWriter();
+    const states: [LimitState | null, LimitState | null][] = [
+      [{ limit: 60, remaining: 59, resetMs: 1000 }, { limit: 1000, remaining: 990.5, resetMs: 2999.2 }],
+      [{ limit: 60, remaining: 59, resetMs: 1000 }, { limit: 1000, remaining: 990.5, resetMs: 2999.2 }],
+      [{ limit: 60, remaining: 58, resetMs: 999.6 }, { limit: 1000, remaining: 980, resetMs: 2999.9 }],
+      [{ limit: 120, remaining: -1, resetMs: 61_000 }, { limit: 1000, remaining: 980, resetMs: 0 }],
+      [null, { limit: 1000, remaining: 970, resetMs: 20 }],
+      [{ limit: 120, remaining: 100, resetMs: 5 }, null],
+      [{ limit: 60, remaining: 58, resetMs: 999.6 }, { limit: 1000, remaining: 980, resetMs: 2999.9 }],
+    ];
+    for (const [requests, tokens] of states) {
+      const written = writer.headers(requests, tokens);
+      assert.deepEqual(written, rateLimitHeaders({ requests, tokens }));
+      assert.deepEqual(Object.keys(written), Object.keys(rateLimitHeaders({ requests, tokens })));
+    }
+    assert.notEqual(writer.headers(states[0]?.[0] ?? null, null), writer.headers(states[0]?.[0] ?? null, null), 'a new object per answer');
   });
 
   it('give a retry time in whole seconds (at least one) and in milliseconds', () => {

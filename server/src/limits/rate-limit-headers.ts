@@ -29,11 +29,20 @@ export function formatDuration(ms: number): string {
   if (whole < 1000) return `${whole}ms`;
   const hours = Math.floor(whole / 3_600_000);
   const minutes = Math.floor((whole % 3_600_000) / 60_000);
-  const seconds = (whole % 60_000) / 1000;
-  const secondsText = `${Number.isInteger(seconds) ? seconds : seconds.toFixed(3).replace(/0+$/, '')}s`;
+  const secondsText = secondsOf(whole % 60_000);
   if (hours > 0) return `${hours}h${minutes}m${secondsText}`;
   if (minutes > 0) return `${minutes}m${secondsText}`;
   return secondsText;
+}
+
+/** `ms` (below a minute, whole) as seconds with up to three decimals and no trailing zero: `0s`, `1s`, `1.5s`, `2.05s`, `59.999s`. */
+function secondsOf(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  const millis = ms % 1000;
+  if (millis === 0) return `${seconds}s`;
+  if (millis % 100 === 0) return `${seconds}.${millis / 100}s`;
+  if (millis % 10 === 0) return `${seconds}.${millis < 100 ? '0' : ''}${millis / 10}s`;
+  return `${seconds}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}s`;
 }
 
 /** The tighter of two states (fewer remaining; on a tie, the later reset). */
@@ -59,6 +68,57 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
     headers['x-ratelimit-reset-tokens'] = formatDuration(tokens.resetMs);
   }
   return headers;
+}
+
+/** The last value one header was formatted for and its text (a limiter formats the same values call after call). */
+class LastText {
+  #value = Number.NaN;
+  #text = '';
+
+  /** `format(value)`, computed only when `value` differs from the last one. */
+  of(value: number, format: (value: number) => string): string {
+    if (value !== this.#value) {
+      this.#value = value;
+      this.#text = format(value);
+    }
+    return this.#text;
+  }
+}
+
+const integerText = (value: number): string => String(value);
+
+/** One dimension's header texts, each remembered for the value it was last formatted for. */
+class DimensionTexts {
+  readonly limit = new LastText();
+  readonly reset = new LastText();
+}
+
+/**
+ * {@link rateLimitHeaders} for the calls of one process, the same headers with less work per call:
+ * a limit's and a reset's text are formatted only when the value differs from the one formatted
+ * before it (a limit's never changes; a reset's once a millisecond, and on a busy server several
+ * calls in a row see the same; the remaining counts change with every call and are written as
+ * they are), and the six headers are written in one object literal. Exact: each header's text is
+ * the one {@link rateLimitHeaders} writes for the same state.
+ */
+export class RateLimitHeaderWriter {
+  readonly #requests = new DimensionTexts();
+  readonly #tokens = new DimensionTexts();
+
+  /** The `x-ratelimit-*` headers of the states (null: a dimension without a limit, left out). */
+  headers(requests: LimitState | null, tokens: LimitState | null): Record<string, string> {
+    if (requests === null || tokens === null) return rateLimitHeaders({ requests, tokens });
+    const r = this.#requests;
+    const t = this.#tokens;
+    return {
+      'x-ratelimit-limit-requests': r.limit.of(requests.limit, integerText),
+      'x-ratelimit-remaining-requests': String(Math.max(0, Math.floor(requests.remaining))),
+      'x-ratelimit-reset-requests': r.reset.of(Math.max(0, Math.ceil(requests.resetMs)), formatDuration),
+      'x-ratelimit-limit-tokens': t.limit.of(tokens.limit, integerText),
+      'x-ratelimit-remaining-tokens': String(Math.max(0, Math.floor(tokens.remaining))),
+      'x-ratelimit-reset-tokens': t.reset.of(Math.max(0, Math.ceil(tokens.resetMs)), formatDuration),
+    };
+  }
 }
 
 /** `retry-after` (seconds, at least 1) and `retry-after-ms` for a refusal that may be retried after `ms`. */

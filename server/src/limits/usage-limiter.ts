@@ -9,11 +9,9 @@ import type { LimitCounterStore } from '../storage/port/usage.js';
 import { BudgetLeases } from './budget-leases.js';
 import { ConcurrencyGate, type ConcurrencyGateOptions } from './concurrency-gate.js';
 import type { LeaseOptions } from './lease-options.js';
-import { LimitPlans, scopeName, type LimitScope, type RateCheck } from './limit-plans.js';
-import { rateLimitHeaders, retryAfterHeaders, tighter, type LimitState } from './rate-limit-headers.js';
-import { RateLeases, type RateStatus } from './rate-leases.js';
-import type { Rate } from './gcra.js';
-import type { TokenBudget } from './usage-limits.js';
+import { LimitPlans, type CallPlan, type LimitScope, type RateCheck } from './limit-plans.js';
+import { RateLimitHeaderWriter, retryAfterHeaders, type LimitState } from './rate-limit-headers.js';
+import { RateLeases } from './rate-leases.js';
 
 export type { LimitScope } from './limit-plans.js';
 
@@ -30,10 +28,10 @@ export interface AdmissionRequest {
 export interface AdmissionTicket {
   readonly model: string;
   readonly scopes: readonly LimitScope[];
-  /** The per-minute limits the call passed (for the headers after it). */
-  readonly rateChecks: readonly RateCheck[];
-  /** The token checks taken, with the cost each was charged. */
-  readonly tokenCharges: readonly TokenCharge[];
+  /** The limits the call passed (the per-minute ones give the headers after it). */
+  readonly plan: CallPlan;
+  /** The tokens the call was charged at admission: on each token limit, this or the whole limit when less; on each budget, this. */
+  readonly estimatedTokens: number;
   readonly slots: readonly string[];
 }
 
@@ -42,24 +40,39 @@ export type Admission =
   | { admitted: true; ticket: AdmissionTicket; headers: Record<string, string> }
   | { admitted: false; code: 'rate_limit_exceeded' | 'budget_exceeded'; message: string; retryAfterMs: number; headers: Record<string, string> };
 
-type TokenCharge = { kind: 'rate'; subject: string; rate: Rate; cost: number } | { kind: 'budget'; subject: string; budget: TokenBudget; cost: number };
+/** What a call is charged on a per-minute limit at admission (a request; its estimate, at most the whole limit). */
+const admissionCost = (check: RateCheck, estimatedTokens: number): number => (check.dimension === 'requests' ? 1 : Math.min(estimatedTokens, check.rate.limit));
+
+/** How far an admission got before a limit refused it: what to give back. */
+interface Progress {
+  /** The rate checks passed (the first `ratesTaken` of the plan's). */
+  ratesTaken: number;
+  /** The budgets taken (the first `budgetsTaken` of the plan's). */
+  budgetsTaken: number;
+  slots: readonly string[];
+}
 
 /** An admission whose rate-limit headers are computed when first read. */
 class AdmittedCall {
   readonly admitted = true;
   readonly ticket: AdmissionTicket;
   #headers: Record<string, string> | undefined;
-  readonly #compute: () => Record<string, string>;
+  readonly #limiter: UsageLimiter;
+  readonly #now: number;
 
-  constructor(ticket: AdmissionTicket, compute: () => Record<string, string>) {
+  constructor(ticket: AdmissionTicket, limiter: UsageLimiter, now: number) {
     this.ticket = ticket;
-    this.#compute = compute;
+    this.#limiter = limiter;
+    this.#now = now;
   }
 
   get headers(): Record<string, string> {
-    return (this.#headers ??= this.#compute());
+    return (this.#headers ??= this.#limiter.headersOf(this.ticket.plan.rateChecks, this.#now));
   }
 }
+
+/** No concurrency slots (shared by every call that takes none). */
+const NO_SLOTS: readonly string[] = Object.freeze([]);
 
 /** How long a caller refused for concurrency is told to wait: a slot frees when some call ends. */
 const CONCURRENCY_RETRY_MS = 1000;
@@ -71,6 +84,11 @@ export class UsageLimiter {
   readonly #budgets: BudgetLeases;
   readonly #gate: ConcurrencyGate;
   readonly #plans = new LimitPlans();
+  readonly #writer = new RateLimitHeaderWriter();
+  /** Scratch states of {@link #headers} (synchronous: never shared by two calls at once). */
+  readonly #reading: LimitState = { limit: 0, remaining: 0, resetMs: 0 };
+  readonly #tightestRequests: LimitState = { limit: 0, remaining: 0, resetMs: 0 };
+  readonly #tightestTokens: LimitState = { limit: 0, remaining: 0, resetMs: 0 };
 
   constructor(store: LimitCounterStore, clock: Clock, options: LeaseOptions & ConcurrencyGateOptions = {}) {
     this.#clock = clock;
@@ -92,64 +110,58 @@ export class UsageLimiter {
    */
   async admit(request: AdmissionRequest): Promise<Admission> {
     const now = this.#clock.now();
-    const checks = this.#plans.rateChecks(request.scopes, request.model);
-    const taken: TokenCharge[] = [];
-    const requestsTaken: RateCheck[] = [];
-    const slots: string[] = [];
-    const refuse = async (code: 'rate_limit_exceeded' | 'budget_exceeded', message: string, retryAfterMs: number): Promise<Admission> => {
-      for (const check of requestsTaken) await this.#rates.giveBack(check.subject, check.rate, 1, now);
-      await this.#undoTokens(taken, now);
-      for (const subject of slots) await this.#gate.release(subject);
-      return { admitted: false, code, message, retryAfterMs, headers: { ...this.#headers(checks, now), ...retryAfterHeaders(retryAfterMs) } };
-    };
-
+    const plan = this.#plans.callPlan(request.scopes, request.model);
+    const checks = plan.rateChecks;
     const estimated = Math.max(0, Math.ceil(request.estimatedTokens));
-    const costOf = (check: RateCheck) => (check.dimension === 'requests' ? 1 : Math.min(estimated, check.rate.limit));
     let prefetched = false;
     for (let index = 0; index < checks.length; index += 1) {
       const check = checks[index] as RateCheck;
-      const cost = costOf(check);
-      if (cost === 0) continue;
-      if (!this.#rates.takeLocal(check.subject, cost, now)) {
-        if (!prefetched) {
-          // The first block this call finds empty: lease it with the other limits' that are too, in one store call.
-          prefetched = true;
-          await this.#rates.prefetch(
-            checks.slice(index).map((each) => ({ subject: each.subject, rate: each.rate, cost: costOf(each) })),
-            now,
-          );
-        }
-        const result = await this.#rates.take(check.subject, check.rate, cost, now);
-        if (!result.allowed) return refuse('rate_limit_exceeded', `Rate limit reached: ${check.describe} is ${check.rate.limit}. Retry after the time in Retry-After.`, result.retryAfterMs);
+      const cost = admissionCost(check, estimated);
+      if (cost === 0 || this.#rates.takeLocal(check.subject, cost, now)) continue;
+      if (!prefetched) {
+        // The first block this call finds empty: lease it with the other limits' that are too, in one store call.
+        prefetched = true;
+        await this.#rates.prefetch(
+          checks.slice(index).map((each) => ({ subject: each.subject, rate: each.rate, cost: admissionCost(each, estimated) })),
+          now,
+        );
       }
-      if (check.dimension === 'requests') requestsTaken.push(check);
-      else taken.push({ kind: 'rate', subject: check.subject, rate: check.rate, cost });
-    }
-    for (const scope of request.scopes) {
-      const budget = this.#plans.of(scope).budget;
-      if (budget === null) continue;
-      if (!this.#budgets.takeLocal(budget.subject, budget.budget, estimated, now)) {
-        const result = await this.#budgets.take(budget.subject, budget.budget, estimated, now);
-        if (!result.allowed) {
-          return refuse(
-            'budget_exceeded',
-            `Token budget exhausted: ${scopeName(scope)} may use ${budget.budget.tokens} tokens per ${budget.budget.period} (UTC); it starts again at the next ${budget.budget.period}.`,
-            result.resetMs,
-          );
-        }
+      const result = await this.#rates.take(check.subject, check.rate, cost, now);
+      if (!result.allowed) {
+        return this.#refuse(plan, estimated, { ratesTaken: index, budgetsTaken: 0, slots: NO_SLOTS }, now, {
+          code: 'rate_limit_exceeded',
+          message: `Rate limit reached: ${check.describe} is ${check.rate.limit}. Retry after the time in Retry-After.`,
+          retryAfterMs: result.retryAfterMs,
+        });
       }
-      taken.push({ kind: 'budget', subject: budget.subject, budget: budget.budget, cost: estimated });
     }
-    for (const scope of request.scopes) {
-      const cap = this.#plans.of(scope).concurrency;
-      if (cap === null) continue;
+    for (let index = 0; index < plan.budgets.length; index += 1) {
+      const scope = plan.budgets[index] as CallPlan['budgets'][number];
+      const { subject, budget } = scope.budget;
+      if (this.#budgets.takeLocal(subject, budget, estimated, now)) continue;
+      const result = await this.#budgets.take(subject, budget, estimated, now);
+      if (!result.allowed) {
+        return this.#refuse(plan, estimated, { ratesTaken: checks.length, budgetsTaken: index, slots: NO_SLOTS }, now, {
+          code: 'budget_exceeded',
+          message: `Token budget exhausted: ${scope.name} may use ${budget.tokens} tokens per ${budget.period} (UTC); it starts again at the next ${budget.period}.`,
+          retryAfterMs: result.resetMs,
+        });
+      }
+    }
+    let slots = NO_SLOTS;
+    for (const scope of plan.caps) {
+      const cap = scope.concurrency;
       if (!(await this.#gate.acquire(cap.subject, cap.limit, now))) {
-        return refuse('rate_limit_exceeded', `Concurrency limit reached: ${scopeName(scope)} may have ${cap.limit} requests in flight.`, CONCURRENCY_RETRY_MS);
+        return this.#refuse(plan, estimated, { ratesTaken: checks.length, budgetsTaken: plan.budgets.length, slots }, now, {
+          code: 'rate_limit_exceeded',
+          message: `Concurrency limit reached: ${scope.name} may have ${cap.limit} requests in flight.`,
+          retryAfterMs: CONCURRENCY_RETRY_MS,
+        });
       }
-      slots.push(cap.subject);
+      slots = [...slots, cap.subject];
     }
-    const ticket: AdmissionTicket = { model: request.model, scopes: request.scopes, rateChecks: checks, tokenCharges: taken, slots };
-    return new AdmittedCall(ticket, () => this.#headers(checks, now));
+    const ticket: AdmissionTicket = { model: request.model, scopes: request.scopes, plan, estimatedTokens: estimated, slots };
+    return new AdmittedCall(ticket, this, now);
   }
 
   /**
@@ -160,20 +172,26 @@ export class UsageLimiter {
   async settle(ticket: AdmissionTicket, usedTokens: number): Promise<Record<string, string>> {
     const now = this.#clock.now();
     const used = Math.max(0, Math.ceil(usedTokens));
-    for (const charge of ticket.tokenCharges) {
-      const difference = used - charge.cost;
-      if (charge.kind === 'rate') {
-        const written = difference > 0 ? this.#rates.charge(charge.subject, charge.rate, difference, now) : this.#rates.giveBack(charge.subject, charge.rate, -difference, now);
-        if (written !== undefined) await written;
-      } else if (difference > 0) {
-        const written = this.#budgets.charge(charge.subject, charge.budget, difference, now);
+    const { plan, estimatedTokens: estimated } = ticket;
+    for (const check of plan.rateChecks) {
+      if (check.dimension === 'requests') continue;
+      const cost = admissionCost(check, estimated);
+      if (cost === 0) continue;
+      const difference = used - cost;
+      const written = difference > 0 ? this.#rates.charge(check.subject, check.rate, difference, now) : this.#rates.giveBack(check.subject, check.rate, -difference, now);
+      if (written !== undefined) await written;
+    }
+    const difference = used - estimated;
+    for (const { budget } of plan.budgets) {
+      if (difference > 0) {
+        const written = this.#budgets.charge(budget.subject, budget.budget, difference, now);
         if (written !== undefined) await written;
       } else {
-        this.#budgets.giveBack(charge.subject, charge.budget, -difference, now);
+        this.#budgets.giveBack(budget.subject, budget.budget, -difference, now);
       }
     }
     for (const subject of ticket.slots) await this.#gate.release(subject);
-    return this.#headers(ticket.rateChecks, now);
+    return this.#headers(plan.rateChecks, now);
   }
 
   /** The rate-limit headers for a call of `model` under `scopes`, as this process knows them now. */
@@ -188,21 +206,61 @@ export class UsageLimiter {
     this.#budgets.forgetEnded(now);
   }
 
-  async #undoTokens(taken: readonly TokenCharge[], now: number): Promise<void> {
-    for (const charge of taken) {
-      if (charge.kind === 'rate') await this.#rates.giveBack(charge.subject, charge.rate, charge.cost, now);
-      else this.#budgets.giveBack(charge.subject, charge.budget, charge.cost, now);
+  /** Gives back what a refused call had taken (`progress`) and answers the refusal. */
+  async #refuse(
+    plan: CallPlan,
+    estimated: number,
+    progress: Progress,
+    now: number,
+    refusal: { code: 'rate_limit_exceeded' | 'budget_exceeded'; message: string; retryAfterMs: number },
+  ): Promise<Admission> {
+    for (let index = 0; index < progress.ratesTaken; index += 1) {
+      const check = plan.rateChecks[index] as RateCheck;
+      const written = this.#rates.giveBack(check.subject, check.rate, admissionCost(check, estimated), now);
+      if (written !== undefined) await written;
     }
+    for (let index = 0; index < progress.budgetsTaken; index += 1) {
+      const { budget } = plan.budgets[index] as CallPlan['budgets'][number];
+      this.#budgets.giveBack(budget.subject, budget.budget, estimated, now);
+    }
+    for (const subject of progress.slots) await this.#gate.release(subject);
+    return { admitted: false, ...refusal, headers: { ...this.#headers(plan.rateChecks, now), ...retryAfterHeaders(refusal.retryAfterMs) } };
   }
 
+  /** The rate-limit headers after an admission at `now` (read by {@link AdmittedCall} when its headers are). */
+  headersOf(checks: readonly RateCheck[], now: number): Record<string, string> {
+    return this.#headers(checks, now);
+  }
+
+  /**
+   * The headers of the tightest limit of each dimension among `checks` (fewer remaining; on a tie,
+   * the later reset, as {@link tighter} picks), read into two states this limiter reuses: no object
+   * per limit per call.
+   */
   #headers(checks: readonly RateCheck[], now: number): Record<string, string> {
+    const reading = this.#reading;
     let requests: LimitState | null = null;
     let tokens: LimitState | null = null;
     for (const check of checks) {
-      const status: RateStatus = this.#rates.status(check.subject, check.rate, now);
-      if (check.dimension === 'requests') requests = tighter(requests, status);
-      else tokens = tighter(tokens, status);
+      this.#rates.readStatus(check.subject, check.rate, now, reading);
+      if (check.dimension === 'requests') {
+        if (requests === null || isTighter(reading, requests)) requests = copyState(reading, this.#tightestRequests);
+      } else if (tokens === null || isTighter(reading, tokens)) {
+        tokens = copyState(reading, this.#tightestTokens);
+      }
     }
-    return rateLimitHeaders({ requests, tokens });
+    return this.#writer.headers(requests, tokens);
   }
 }
+
+/** `from` copied into `into` (answered). */
+function copyState(from: LimitState, into: LimitState): LimitState {
+  into.limit = from.limit;
+  into.remaining = from.remaining;
+  into.resetMs = from.resetMs;
+  return into;
+}
+
+/** Whether `candidate` is tighter than `current` ({@link tighter}'s order: `current` stays on a full tie). */
+const isTighter = (candidate: LimitState, current: LimitState): boolean =>
+  candidate.remaining !== current.remaining ? candidate.remaining < current.remaining : candidate.resetMs > current.resetMs;

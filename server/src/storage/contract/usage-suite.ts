@@ -91,6 +91,27 @@ export function describeUsageStore(name: string, open: () => Promise<UsageStoreU
       assert.equal(await counters.update('rate:c', T0, addTo(1, T0)), 1, 'a null next left it missing');
     });
 
+    it('updates a set of counters several processes update at once, overlapping and in any order, losing none (rows missing at first included)', async () => {
+      const stores = [under.store, await under.another(), await under.another()];
+      const subjects = ['rate:x', 'rate:y', 'rate:z', 'rate:w'];
+      const rounds = 10;
+      const calls = stores.flatMap((store, index) =>
+        Array.from({ length: rounds }, (_, round) => {
+          // Each process names the counters in its own order, one of them with a counter no other one updates.
+          const order = index === 1 ? [...subjects].reverse() : index === 2 ? [subjects[2], subjects[0], subjects[3], subjects[1]] : subjects;
+          return store.counters.updateMany([...order, `rate:only-${index}`].map((subject) => ({ subject: subject as string, decide: addTo(1, T0) })), T0).then((values) => ({ index, round, values }));
+        }),
+      );
+      const answers = await Promise.all(calls);
+      for (const subject of subjects) assert.equal(await under.store.counters.update(subject, T0, addTo(0, T0)), stores.length * rounds, `${subject}: every update counted`);
+      for (const index of stores.keys()) assert.equal(await under.store.counters.update(`rate:only-${index}`, T0, addTo(0, T0)), rounds);
+      for (const { values } of answers) assert.equal(values.length, subjects.length + 1);
+    });
+
+    it('answers updateMany of one subject named twice as two updates in a row', async () => {
+      assert.deepEqual(await under.store.counters.updateMany([{ subject: 'rate:twice', decide: addTo(1, T0) }, { subject: 'rate:twice', decide: addTo(2, T0) }], T0), [1, 3]);
+    });
+
     it('serializes counter updates from several processes: none is lost', async () => {
       const others = [under.store, await under.another(), await under.another()];
       const updates = others.flatMap((store) => Array.from({ length: 20 }, () => store.counters.update('budget:user:a', T0, addTo(1, T0))));
