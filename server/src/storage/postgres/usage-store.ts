@@ -83,7 +83,10 @@ export class PostgresLimitCounterStore implements LimitCounterStore {
         }
         if (created.length > 0) {
           // A missing row cannot be locked: another host may have inserted it meanwhile; then the
-          // whole transaction is retried on its row, as update does.
+          // whole transaction is retried on its row, as update does. Inserted in the order of their
+          // subjects too: two hosts inserting overlapping new rows wait on each other's in one order,
+          // never in a cycle (a deadlock PostgreSQL would break only after its deadlock_timeout).
+          created.sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0));
           const inserted = await tx.run(
             `INSERT INTO limit_counters (subject, value, expires_at)
              SELECT * FROM unnest($1::text[], $2::double precision[], $3::bigint[]) ON CONFLICT (subject) DO NOTHING`,
