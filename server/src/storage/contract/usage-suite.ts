@@ -95,14 +95,19 @@ export function describeUsageStore(name: string, open: () => Promise<UsageStoreU
       const stores = [under.store, await under.another(), await under.another()];
       const subjects = ['rate:x', 'rate:y', 'rate:z', 'rate:w'];
       const rounds = 10;
-      const calls = stores.flatMap((store, index) =>
-        Array.from({ length: rounds }, (_, round) => {
-          // Each process names the counters in its own order, one of them with a counter no other one updates.
-          const order = index === 1 ? [...subjects].reverse() : index === 2 ? [subjects[2], subjects[0], subjects[3], subjects[1]] : subjects;
-          return store.counters.updateMany([...order, `rate:only-${index}`].map((subject) => ({ subject: subject as string, decide: addTo(1, T0) })), T0).then((values) => ({ index, round, values }));
-        }),
-      );
-      const answers = await Promise.all(calls);
+      // The processes run at once; each leases its rounds one after another, as a process does (one
+      // lease per counter in flight), so the test waits on row locks, not on a pool's queue.
+      const perProcess = stores.map(async (store, index) => {
+        // Each process names the counters in its own order, one of them with a counter no other one updates.
+        const order = index === 1 ? [...subjects].reverse() : index === 2 ? [subjects[2], subjects[0], subjects[3], subjects[1]] : subjects;
+        const answered: { index: number; round: number; values: number[] }[] = [];
+        for (let round = 0; round < rounds; round += 1) {
+          const values = await store.counters.updateMany([...order, `rate:only-${index}`].map((subject) => ({ subject: subject as string, decide: addTo(1, T0) })), T0);
+          answered.push({ index, round, values });
+        }
+        return answered;
+      });
+      const answers = (await Promise.all(perProcess)).flat();
       for (const subject of subjects) assert.equal(await under.store.counters.update(subject, T0, addTo(0, T0)), stores.length * rounds, `${subject}: every update counted`);
       for (const index of stores.keys()) assert.equal(await under.store.counters.update(`rate:only-${index}`, T0, addTo(0, T0)), rounds);
       for (const { values } of answers) assert.equal(values.length, subjects.length + 1);
