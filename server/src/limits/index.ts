@@ -13,7 +13,7 @@ export { BudgetLeases, type BudgetCheck } from './budget-leases.js';
 export { ConcurrencyGate, type ConcurrencyGateOptions } from './concurrency-gate.js';
 export { exactLeases, resolveLeaseOptions, type LeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
 export { MemoryLimitCounterStore } from './memory-counter-store.js';
-export { formatDuration, rateLimitHeaders, retryAfterHeaders, tighter, type LimitState, type RateLimitState } from './rate-limit-headers.js';
+export { formatDuration, isTighter, rateLimitHeaders, retryAfterHeaders, type LimitState, type RateLimitState } from './rate-limit-headers.js';
 export { RateLeases, type RateCheck, type RateStatus } from './rate-leases.js';
 export { admissionEstimate, completionAllowance, estimatePromptTokens, textTokens, type AdmissionEstimateOptions, type ModelOperation, type TokenEstimate } from './stream-admission.js';
 export { UsageLimiter, type Admission, type AdmissionRequest, type AdmissionTicket, type LimitScope } from './usage-limiter.js';

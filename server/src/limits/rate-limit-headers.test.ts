@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { formatDuration, rateLimitHeaders, RateLimitHeaderWriter, retryAfterHeaders, tighter, type LimitState } from './rate-limit-headers.js';
+import { formatDuration, isTighter, rateLimitHeaders, RateLimitHeaderWriter, retryAfterHeaders, type LimitState } from './rate-limit-headers.js';
 
 describe('rate-limit headers', () => {
   it('write resets as OpenAI does (Go durations)', () => {
@@ -42,9 +42,11 @@ describe('rate-limit headers', () => {
   it('report the tightest of several limits', () => {
     const key = { limit: 60, remaining: 10, resetMs: 50_000 };
     const user = { limit: 1000, remaining: 5, resetMs: 1000 };
-    assert.equal(tighter(key, user), user);
-    assert.equal(tighter(null, key), key);
-    assert.equal(tighter({ ...key, remaining: 5 }, user)?.resetMs, 50_000);
+    assert.equal(isTighter(user, key), true, 'fewer remaining');
+    assert.equal(isTighter(key, user), false);
+    assert.equal(isTighter({ ...key, remaining: 5 }, user), true, 'on a tie, the later reset');
+    assert.equal(isTighter(user, { ...key, remaining: 5 }), false);
+    assert.equal(isTighter({ ...user }, user), false, 'on a full tie, the one found first stays');
   });
 
   it('a writer writes, call after call, exactly what rateLimitHeaders writes, values repeated or changed, one dimension or both', () => {

@@ -45,12 +45,12 @@ function secondsOf(ms: number): string {
   return `${seconds}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}s`;
 }
 
-/** The tighter of two states (fewer remaining; on a tie, the later reset). */
-export function tighter(a: LimitState | null, b: LimitState | null): LimitState | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  if (a.remaining !== b.remaining) return a.remaining < b.remaining ? a : b;
-  return a.resetMs >= b.resetMs ? a : b;
+/**
+ * Whether `candidate` is tighter than `current`, the limit the headers report: fewer remaining; on a
+ * tie, the later reset; on a full tie, `current` stays.
+ */
+export function isTighter(candidate: LimitState, current: LimitState): boolean {
+  return candidate.remaining !== current.remaining ? candidate.remaining < current.remaining : candidate.resetMs > current.resetMs;
 }
 
 /** The `x-ratelimit-*` headers of `state` (none for a dimension without a limit). */

@@ -10,7 +10,7 @@ import { BudgetLeases } from './budget-leases.js';
 import { ConcurrencyGate, type ConcurrencyGateOptions } from './concurrency-gate.js';
 import type { LeaseOptions } from './lease-options.js';
 import { LimitPlans, type CallPlan, type LimitScope, type RateCheck } from './limit-plans.js';
-import { RateLimitHeaderWriter, retryAfterHeaders, type LimitState } from './rate-limit-headers.js';
+import { isTighter, RateLimitHeaderWriter, retryAfterHeaders, type LimitState } from './rate-limit-headers.js';
 import { RateLeases } from './rate-leases.js';
 
 export type { LimitScope } from './limit-plans.js';
@@ -85,7 +85,7 @@ export class UsageLimiter {
   readonly #gate: ConcurrencyGate;
   readonly #plans = new LimitPlans();
   readonly #writer = new RateLimitHeaderWriter();
-  /** Scratch states of {@link #headers} (synchronous: never shared by two calls at once). */
+  /** Scratch states of {@link headersOf} (synchronous: never shared by two calls at once). */
   readonly #reading: LimitState = { limit: 0, remaining: 0, resetMs: 0 };
   readonly #tightestRequests: LimitState = { limit: 0, remaining: 0, resetMs: 0 };
   readonly #tightestTokens: LimitState = { limit: 0, remaining: 0, resetMs: 0 };
@@ -191,12 +191,12 @@ export class UsageLimiter {
       }
     }
     for (const subject of ticket.slots) await this.#gate.release(subject);
-    return this.#headers(plan.rateChecks, now);
+    return this.headersOf(plan.rateChecks, now);
   }
 
   /** The rate-limit headers for a call of `model` under `scopes`, as this process knows them now. */
   headers(scopes: readonly LimitScope[], model: string): Record<string, string> {
-    return this.#headers(this.#plans.rateChecks(scopes, model), this.#clock.now());
+    return this.headersOf(this.#plans.rateChecks(scopes, model), this.#clock.now());
   }
 
   /** Forgets per-process state that no longer limits anything (call now and then). */
@@ -224,20 +224,15 @@ export class UsageLimiter {
       this.#budgets.giveBack(budget.subject, budget.budget, estimated, now);
     }
     for (const subject of progress.slots) await this.#gate.release(subject);
-    return { admitted: false, ...refusal, headers: { ...this.#headers(plan.rateChecks, now), ...retryAfterHeaders(refusal.retryAfterMs) } };
-  }
-
-  /** The rate-limit headers after an admission at `now` (read by {@link AdmittedCall} when its headers are). */
-  headersOf(checks: readonly RateCheck[], now: number): Record<string, string> {
-    return this.#headers(checks, now);
+    return { admitted: false, ...refusal, headers: { ...this.headersOf(plan.rateChecks, now), ...retryAfterHeaders(refusal.retryAfterMs) } };
   }
 
   /**
-   * The headers of the tightest limit of each dimension among `checks` (fewer remaining; on a tie,
-   * the later reset, as {@link tighter} picks), read into two states this limiter reuses: no object
-   * per limit per call.
+   * The headers of the tightest limit of each dimension among `checks` at `now` ({@link isTighter}),
+   * read into two states this limiter reuses: no object per limit per call. {@link AdmittedCall}
+   * reads an admission's through this when its headers are first read.
    */
-  #headers(checks: readonly RateCheck[], now: number): Record<string, string> {
+  headersOf(checks: readonly RateCheck[], now: number): Record<string, string> {
     const reading = this.#reading;
     let requests: LimitState | null = null;
     let tokens: LimitState | null = null;
@@ -260,7 +255,3 @@ function copyState(from: LimitState, into: LimitState): LimitState {
   into.resetMs = from.resetMs;
   return into;
 }
-
-/** Whether `candidate` is tighter than `current` ({@link tighter}'s order: `current` stays on a full tie). */
-const isTighter = (candidate: LimitState, current: LimitState): boolean =>
-  candidate.remaining !== current.remaining ? candidate.remaining < current.remaining : candidate.resetMs > current.resetMs;
