@@ -208,6 +208,8 @@ const insertSql = (ifNew: boolean): string => `
   FROM (VALUES ${candidateParameters.map((parameter) => `(${parameter})`).join(', ')}) AS candidate
   WHERE candidate.column1 NOT IN (SELECT slot FROM api_keys WHERE slot BETWEEN @slot0 AND @slot${LOOKUP_SLOT_PROBES - 1})
   ORDER BY candidate.column1 LIMIT 1${ifNew ? '\n  ON CONFLICT (key_hash) DO NOTHING' : ''}`;
+const INSERT_KEY = insertSql(false);
+const INSERT_KEY_IF_NEW = insertSql(true);
 
 /**
  * Writes one key at its slot. A digest stored already fails on `key_hash`'s uniqueness (or, with
@@ -219,14 +221,15 @@ function insertKey(db: Database, row: ApiKeyColumns, ifNew = false): number {
   const digest = row.key_hash;
   if (!Buffer.isBuffer(digest) || digest.length < 8) throw new TypeError('an API key digest is a SHA-256 digest (32 bytes)');
   const slots = Object.fromEntries(candidateSlots(digest).map((slot, step) => [`slot${step}`, slot]));
-  const written = statement(db, insertSql(ifNew)).run({ ...row, ...slots }).changes;
+  const written = statement(db, ifNew ? INSERT_KEY_IF_NEW : INSERT_KEY).run({ ...row, ...slots }).changes;
   if (written === 0 && !(ifNew && isStored(db, digest))) throw new Error(`no free lookup slot for an API key (all ${LOOKUP_SLOT_PROBES} of its range are taken)`);
   return written;
 }
 
+/** Whether a key with `digest` is stored (the lookup of {@link SqliteApiKeyStore.findByDigest}). */
 function isStored(db: Database, digest: Buffer): boolean {
   const { first, last } = lookupSlotRange(digest);
-  return statement(db, 'SELECT 1 FROM api_keys WHERE slot BETWEEN ? AND ? AND +key_hash = ?').get(first, last, digest) !== undefined;
+  return statement(db, keyByDigestSql).get(first, last, digest) !== undefined;
 }
 
 /**
