@@ -18,13 +18,16 @@ export interface RateLimitState {
   tokens: LimitState | null;
 }
 
+/** A duration as the headers count it: whole milliseconds, rounded up, never below zero. */
+const wholeMs = (ms: number): number => Math.max(0, Math.ceil(ms));
+
 /**
  * `ms` as a Go duration string, as OpenAI's headers write it: below a second in whole milliseconds
  * (`20ms`, `0s` for none), else hours, minutes and seconds with up to three decimals (`1s`, `1.5s`,
  * `6m0s`, `1h0m0s`).
  */
 export function formatDuration(ms: number): string {
-  const whole = Math.max(0, Math.ceil(ms));
+  const whole = wholeMs(ms);
   if (whole === 0) return '0s';
   if (whole < 1000) return `${whole}ms`;
   const hours = Math.floor(whole / 3_600_000);
@@ -53,18 +56,21 @@ export function isTighter(candidate: LimitState, current: LimitState): boolean {
   return candidate.remaining !== current.remaining ? candidate.remaining < current.remaining : candidate.resetMs > current.resetMs;
 }
 
+/** A dimension's `x-ratelimit-remaining-*` text: whole units, never below zero. */
+const remainingText = (state: LimitState): string => String(Math.max(0, Math.floor(state.remaining)));
+
 /** The `x-ratelimit-*` headers of `state` (none for a dimension without a limit). */
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   const headers: Record<string, string> = {};
   const { requests, tokens } = state;
   if (requests !== null) {
     headers['x-ratelimit-limit-requests'] = String(requests.limit);
-    headers['x-ratelimit-remaining-requests'] = String(Math.max(0, Math.floor(requests.remaining)));
+    headers['x-ratelimit-remaining-requests'] = remainingText(requests);
     headers['x-ratelimit-reset-requests'] = formatDuration(requests.resetMs);
   }
   if (tokens !== null) {
     headers['x-ratelimit-limit-tokens'] = String(tokens.limit);
-    headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, Math.floor(tokens.remaining)));
+    headers['x-ratelimit-remaining-tokens'] = remainingText(tokens);
     headers['x-ratelimit-reset-tokens'] = formatDuration(tokens.resetMs);
   }
   return headers;
@@ -84,8 +90,6 @@ class LastText {
     return this.#text;
   }
 }
-
-const integerText = (value: number): string => String(value);
 
 /** One dimension's header texts, each remembered for the value it was last formatted for. */
 class DimensionTexts {
@@ -111,18 +115,18 @@ export class RateLimitHeaderWriter {
     const r = this.#requests;
     const t = this.#tokens;
     return {
-      'x-ratelimit-limit-requests': r.limit.of(requests.limit, integerText),
-      'x-ratelimit-remaining-requests': String(Math.max(0, Math.floor(requests.remaining))),
-      'x-ratelimit-reset-requests': r.reset.of(Math.max(0, Math.ceil(requests.resetMs)), formatDuration),
-      'x-ratelimit-limit-tokens': t.limit.of(tokens.limit, integerText),
-      'x-ratelimit-remaining-tokens': String(Math.max(0, Math.floor(tokens.remaining))),
-      'x-ratelimit-reset-tokens': t.reset.of(Math.max(0, Math.ceil(tokens.resetMs)), formatDuration),
+      'x-ratelimit-limit-requests': r.limit.of(requests.limit, String),
+      'x-ratelimit-remaining-requests': remainingText(requests),
+      'x-ratelimit-reset-requests': r.reset.of(wholeMs(requests.resetMs), formatDuration),
+      'x-ratelimit-limit-tokens': t.limit.of(tokens.limit, String),
+      'x-ratelimit-remaining-tokens': remainingText(tokens),
+      'x-ratelimit-reset-tokens': t.reset.of(wholeMs(tokens.resetMs), formatDuration),
     };
   }
 }
 
 /** `retry-after` (seconds, at least 1) and `retry-after-ms` for a refusal that may be retried after `ms`. */
 export function retryAfterHeaders(ms: number): Record<string, string> {
-  const wait = Math.max(0, Math.ceil(ms));
+  const wait = wholeMs(ms);
   return { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))), 'retry-after-ms': String(wait) };
 }
