@@ -27,6 +27,9 @@ function sqliteValue(value: unknown): unknown {
   return value;
 }
 
+/** A row with each value as SQLite stores it ({@link sqliteValue}). */
+const sqliteRow = (row: TransferRow): TransferRow => Object.fromEntries(Object.entries(row).map(([column, value]) => [column, sqliteValue(value)]));
+
 /** {@link TableTransfer} on one SQLite database. */
 export class SqliteTableTransfer implements TableTransfer {
   readonly #reader: Database;
@@ -46,6 +49,7 @@ export class SqliteTableTransfer implements TableTransfer {
   }
 
   async *pages(table: TransferTable, pageSize: number): AsyncIterable<TransferRow[]> {
+    const columns = travelling(table);
     const order = table.primaryKey.map(quoted).join(', ');
     const [single] = table.primaryKey;
     const keyset = table.primaryKey.length === 1 && single !== undefined;
@@ -56,9 +60,9 @@ export class SqliteTableTransfer implements TableTransfer {
       try {
         page = keyset
           ? after === null
-            ? (this.#reader.prepare(`SELECT ${travelling(table)} FROM ${quoted(table.name)} ORDER BY ${order} LIMIT ?`).all(pageSize) as TransferRow[])
-            : (this.#reader.prepare(`SELECT ${travelling(table)} FROM ${quoted(table.name)} WHERE ${order} > ? ORDER BY ${order} LIMIT ?`).all(after, pageSize) as TransferRow[])
-          : (this.#reader.prepare(`SELECT ${travelling(table)} FROM ${quoted(table.name)} ORDER BY ${order} LIMIT ? OFFSET ?`).all(pageSize, offset) as TransferRow[]);
+            ? (this.#reader.prepare(`SELECT ${columns} FROM ${quoted(table.name)} ORDER BY ${order} LIMIT ?`).all(pageSize) as TransferRow[])
+            : (this.#reader.prepare(`SELECT ${columns} FROM ${quoted(table.name)} WHERE ${order} > ? ORDER BY ${order} LIMIT ?`).all(after, pageSize) as TransferRow[])
+          : (this.#reader.prepare(`SELECT ${columns} FROM ${quoted(table.name)} ORDER BY ${order} LIMIT ? OFFSET ?`).all(pageSize, offset) as TransferRow[]);
       } catch (error) {
         throw toStorageError(error);
       }
@@ -75,19 +79,21 @@ export class SqliteTableTransfer implements TableTransfer {
   }
 }
 
+/**
+ * The tables whose rows their store writes, not a plain `INSERT`: the audit log is read through its
+ * view (text decoded) and its records are coded for this database; API keys are written at their
+ * lookup slot, which the rows do not carry.
+ */
+const storeImporters = new Map<string, (writer: Database, rows: readonly TransferRow[]) => number>([
+  ['audit_log', importAuditRows],
+  ['api_keys', (writer, rows) => importApiKeyRows(writer, rows.map(sqliteRow))],
+]);
+
 function insertMissing(writer: Database, table: TransferTable, rows: readonly TransferRow[]): number {
-  // The audit log is read through its view (text decoded); its records are coded for this database.
-  if (table.name === 'audit_log') {
+  const importRows = storeImporters.get(table.name);
+  if (importRows !== undefined) {
     try {
-      return importAuditRows(writer, rows);
-    } catch (error) {
-      throw toStorageError(error);
-    }
-  }
-  // API keys are written at their lookup slot, which the rows do not carry.
-  if (table.name === 'api_keys') {
-    try {
-      return importApiKeyRows(writer, rows.map((row) => Object.fromEntries(Object.entries(row).map(([column, value]) => [column, sqliteValue(value)]))));
+      return importRows(writer, rows);
     } catch (error) {
       throw toStorageError(error);
     }
