@@ -85,6 +85,24 @@ class PostgresStack {
     return `http://${await this.addressOn(replica, 'proxy')}:9997`;
   }
 
+  /**
+   * What `service` sees of PostgreSQL when a new connection from it fails: the addresses `postgres`
+   * resolves to there, whether a TCP connection to each opens within 3 s, and the end of its log.
+   */
+  async connectionReport(service: 'svc-1' | 'svc-2'): Promise<string> {
+    const probe = `require('node:dns').lookup('postgres', { all: true }, (error, found) => {
+      console.log('postgres resolves to', error?.code ?? JSON.stringify(found));
+      for (const { address } of found ?? []) {
+        const socket = require('node:net').connect(5432, address, () => { console.log(address, 'connects'); socket.destroy(); });
+        socket.setTimeout(3000, () => { console.log(address, 'no answer in 3 s'); socket.destroy(); });
+        socket.on('error', (failure) => console.log(address, failure.code));
+      }
+    });`;
+    const seen = await run('podman', ['exec', this.container(service), 'node', '-e', probe], { allowFailure: true });
+    const log = await run('podman', ['logs', '--tail', '15', this.container(service)], { allowFailure: true });
+    return `--- what ${service} sees of postgres:\n${seen.stdout}${seen.stderr}--- ${service}'s log:\n${log.stdout}${log.stderr}`;
+  }
+
   async addressOn(service: 'svc-1' | 'svc-2' | 'proxy', network: string): Promise<string> {
     const inspected = await run('podman', ['inspect', this.container(service), '--format', '{{json .NetworkSettings.Networks}}']);
     const networks = JSON.parse(inspected.stdout.trim()) as Record<string, { IPAddress?: string }>;
@@ -234,7 +252,7 @@ describe('compose.postgres.yaml (two replicas on PostgreSQL behind HAProxy)', ()
     assert.equal(verified.body.ok, true, JSON.stringify(verified.body));
 
     const offline = await run('podman', ['exec', stack.container('svc-1'), 'node', 'server/dist/bin/svc-audit-verify.js', '--json'], { allowFailure: true });
-    assert.equal(offline.code, 0, `svc-audit-verify: ${offline.stdout}${offline.stderr}`);
+    if (offline.code !== 0) assert.fail(`svc-audit-verify exited ${offline.code}: ${offline.stdout}${offline.stderr}${await stack.connectionReport('svc-1')}`);
     assert.equal(JSON.parse(offline.stdout).ok, true, offline.stdout);
   });
 });
