@@ -11,7 +11,6 @@ import { Command } from 'commander';
 import {
   connectionConfig,
   DatabaseUrlError,
-  OFFLINE_TOOL_CONNECT_TIMEOUT_MS,
   OFFLINE_TOOL_WAIT_MS,
   openStorageForTool,
   parseDatabaseUrl,
@@ -65,7 +64,7 @@ async function openTarget(to: string, dryRun: boolean): Promise<Storage | null> 
   }
   try {
     if (!dryRun) return await openStorageForTool({ kind: 'postgres', url, poolMax: 2 });
-    const status = await whileNotReady(() => new PostgresMigrator(connectionConfig({ url, connectionTimeoutMs: OFFLINE_TOOL_CONNECT_TIMEOUT_MS })).status(), OFFLINE_TOOL_WAIT_MS);
+    const status = await whileNotReady(() => new PostgresMigrator(connectionConfig({ url })).status(), OFFLINE_TOOL_WAIT_MS);
     if (status.current === 0) return null;
     if (status.applied.length > 0) {
       throw new CliError(ExitCode.usage, `the target's schema (version ${status.current}) is older than this svc's (version ${status.latest}); run without --dry-run (it migrates the target first), or start this svc on it once`);
