@@ -3,9 +3,7 @@
  * server, the offline tools and the tests open storage here.
  */
 import type { ServerConfig } from '../config.js';
-import { systemClock, type Clock } from '../runtime/clock.js';
-import { StorageUnavailableError, type Storage } from './port/index.js';
-import { isNotReadyYet } from './postgres/errors.js';
+import type { Storage } from './port/index.js';
 import { openPostgresStorage } from './postgres/postgres-storage.js';
 import { SqliteStorage } from './sqlite/sqlite-storage.js';
 
@@ -29,49 +27,11 @@ export interface OpenStorageOptions {
 }
 
 /**
- * How long one attempt of an offline tool (`svc-audit-verify`, `svc-migrate-storage`) waits for a
- * PostgreSQL connection: an operator's one-off command can wait longer than a request.
+ * How long an offline tool (`svc-audit-verify`, `svc-migrate-storage`) waits for a PostgreSQL
+ * connection: an operator's one-off command can wait longer than a request, e.g. for a database
+ * that is still starting.
  */
 export const OFFLINE_TOOL_CONNECT_TIMEOUT_MS = 10_000;
-/**
- * How long an offline tool keeps trying while the database is not ready yet (still starting, its
- * network not up yet right after `compose up`) before it gives up with the last failure.
- */
-export const OFFLINE_TOOL_WAIT_MS = 30_000;
-/** The pause between two of an offline tool's attempts. */
-const OFFLINE_TOOL_RETRY_PAUSE_MS = 500;
-
-/** How {@link whileNotReady} waits: the clock it reads and how it pauses (tests pass a manual clock). */
-export interface RetryTiming {
-  clock: Clock;
-  pause: (ms: number) => Promise<void>;
-}
-
-const realTiming: RetryTiming = { clock: systemClock, pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
-
-/**
- * `attempt()`, tried again while it fails because the database is not ready yet ({@link isNotReadyYet}:
- * starting up, no answer in time), until `withinMs` have passed since the first try (pausing
- * {@link OFFLINE_TOOL_RETRY_PAUSE_MS} between tries); then the last failure is thrown. Any other
- * failure (refused, a wrong password, no such database, a schema error) is thrown at once. For
- * offline tools, never requests.
- */
-export async function whileNotReady<T>(attempt: () => Promise<T>, withinMs: number, timing: RetryTiming = realTiming): Promise<T> {
-  const deadline = timing.clock.now() + withinMs;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!(error instanceof StorageUnavailableError && isNotReadyYet(error)) || timing.clock.now() + OFFLINE_TOOL_RETRY_PAUSE_MS > deadline) throw error;
-    }
-    await timing.pause(OFFLINE_TOOL_RETRY_PAUSE_MS);
-  }
-}
-
-/** {@link openStorage} as an offline tool opens it: {@link OFFLINE_TOOL_CONNECT_TIMEOUT_MS} per attempt, tried again for {@link OFFLINE_TOOL_WAIT_MS}. */
-export function openStorageForTool(config: StorageConfig): Promise<Storage> {
-  return whileNotReady(() => openStorage(config, { connectTimeoutMs: OFFLINE_TOOL_CONNECT_TIMEOUT_MS }), OFFLINE_TOOL_WAIT_MS);
-}
 
 /** The storage a server configuration names: PostgreSQL when `SVC_DATABASE_URL` is set, else the SQLite file. */
 export function storageConfigOf(config: Pick<ServerConfig, 'databaseUrl' | 'databasePath' | 'databasePoolMax'>): StorageConfig {

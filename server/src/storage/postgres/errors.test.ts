@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { StorageUnavailableError } from '../port/errors.js';
-import { errorCode, isNotReadyYet, isRetryable, isUnavailable, toStorageError } from './errors.js';
+import { errorCode, isRetryable, isUnavailable, toStorageError } from './errors.js';
 
 const withCode = (code: string, message = 'boom'): Error => Object.assign(new Error(message), { code });
 
@@ -14,7 +14,7 @@ describe('PostgreSQL error mapping', () => {
       assert.equal(mapped.cause, original);
       assert.equal(errorCode(mapped), code);
     }
-    for (const message of ['Connection terminated unexpectedly', 'timeout exceeded when trying to connect', 'timeout expired', 'Client has encountered a connection error and is not queryable']) {
+    for (const message of ['Connection terminated unexpectedly', 'timeout exceeded when trying to connect', 'Client has encountered a connection error and is not queryable']) {
       assert.ok(isUnavailable(new Error(message)), message);
     }
   });
@@ -26,15 +26,6 @@ describe('PostgreSQL error mapping', () => {
     }
     const plain = new Error('a bug');
     assert.equal(toStorageError(plain), plain);
-  });
-
-  it('tells "not ready yet" (starting up, a lookup failing for now, no answer in time) from "no"', () => {
-    for (const error of [withCode('57P03'), withCode('EAI_AGAIN'), new Error('timeout expired'), toStorageError(withCode('57P03')), toStorageError(new Error('timeout expired'))]) {
-      assert.ok(isNotReadyYet(error), String(error));
-    }
-    for (const error of [withCode('ECONNREFUSED'), withCode('28P01'), withCode('3D000'), withCode('53300'), new Error('a bug')]) {
-      assert.ok(!isNotReadyYet(error), String(error));
-    }
   });
 
   it('retries only serialization failures and deadlocks, also when already wrapped', () => {

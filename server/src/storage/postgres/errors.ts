@@ -20,8 +20,6 @@ const socketCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE',
 const driverMessages = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
-  // pg.Client's own connect timeout (`connectionTimeoutMillis`): a host that accepts no connection or never answers.
-  'timeout expired',
   'Client has encountered a connection error and is not queryable',
   'Query read timeout',
   'Cannot use a pool after calling end on the pool',
@@ -51,18 +49,6 @@ export function isUnavailable(error: unknown): boolean {
   }
   const message = error instanceof Error ? error.message : '';
   return driverMessages.some((known) => message.includes(known));
-}
-
-/**
- * Whether `error` says the database is not ready *yet*, as right after it or its network was started:
- * the server is starting up (57P03), a name lookup failed for now (`EAI_AGAIN`), or a connection got
- * no answer in time (pg's `timeout expired`). Not a refused connection, a failed password or a missing
- * database: those say "no", and a tool that waited on them would only delay the error.
- */
-export function isNotReadyYet(error: unknown): boolean {
-  const code = errorCode(error);
-  if (code === '57P03' || code === 'EAI_AGAIN') return true;
-  return error instanceof Error && error.message.includes('timeout expired');
 }
 
 /** `error` as the port reports it: unavailability wrapped, everything else unchanged. */
