@@ -2,7 +2,8 @@
  * Building blocks for svc's own offline tools and benchmarks (`@svc/server/internals`): direct access
  * to the storage and the key format. Not a stable API; applications use the HTTP API or the SDK.
  */
-export { OFFLINE_TOOL_CONNECT_TIMEOUT_MS, openStorage, storageConfigOf, type StorageConfig, type OpenStorageOptions } from './storage/open-storage.js';
+export { openStorage, storageConfigOf, type StorageConfig, type OpenStorageOptions } from './storage/open-storage.js';
+export { OFFLINE_TOOL_CONNECT_TIMEOUT_MS, OFFLINE_TOOL_WAIT_MS, openStorageForTool, whileNotReady } from './storage/offline-tool-storage.js';
 export { SqliteStorage, type SqliteOpenOptions } from './storage/sqlite/sqlite-storage.js';
 export type { Database } from './storage/sqlite/database.js';
 export { SqliteChangeFeed } from './storage/sqlite/change-feed.js';

@@ -12,13 +12,15 @@ import {
   connectionConfig,
   DatabaseUrlError,
   OFFLINE_TOOL_CONNECT_TIMEOUT_MS,
-  openStorage,
+  OFFLINE_TOOL_WAIT_MS,
+  openStorageForTool,
   parseDatabaseUrl,
   PostgresMigrator,
   PostgresStorage,
   redactDatabaseUrl,
   SqliteStorage,
   type Storage,
+  whileNotReady,
 } from '@svc/server/internals';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { describeLocalError, runMain } from '../main.js';
@@ -62,8 +64,8 @@ async function openTarget(to: string, dryRun: boolean): Promise<Storage | null> 
     throw error;
   }
   try {
-    if (!dryRun) return await openStorage({ kind: 'postgres', url, poolMax: 2 }, { connectTimeoutMs: OFFLINE_TOOL_CONNECT_TIMEOUT_MS });
-    const status = await new PostgresMigrator(connectionConfig({ url })).status();
+    if (!dryRun) return await openStorageForTool({ kind: 'postgres', url, poolMax: 2 });
+    const status = await whileNotReady(() => new PostgresMigrator(connectionConfig({ url, connectionTimeoutMs: OFFLINE_TOOL_CONNECT_TIMEOUT_MS })).status(), OFFLINE_TOOL_WAIT_MS);
     if (status.current === 0) return null;
     if (status.applied.length > 0) {
       throw new CliError(ExitCode.usage, `the target's schema (version ${status.current}) is older than this svc's (version ${status.latest}); run without --dry-run (it migrates the target first), or start this svc on it once`);

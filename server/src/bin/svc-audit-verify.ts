@@ -9,7 +9,8 @@ import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { verifyAuditChainOffline } from '../audit/offline.js';
 import { ConfigError, loadConfig } from '../config.js';
-import { OFFLINE_TOOL_CONNECT_TIMEOUT_MS, openStorage, storageConfigOf, type StorageConfig } from '../storage/open-storage.js';
+import { openStorageForTool } from '../storage/offline-tool-storage.js';
+import { storageConfigOf, type StorageConfig } from '../storage/open-storage.js';
 import type { Storage } from '../storage/port/index.js';
 
 const program = new Command('svc-audit-verify')
@@ -27,7 +28,7 @@ const program = new Command('svc-audit-verify')
     if (where.kind === 'sqlite' && !existsSync(where.path)) fail(`no database at ${where.path}`);
     let storage: Storage | undefined;
     try {
-      storage = await openStorage(where, { connectTimeoutMs: OFFLINE_TOOL_CONNECT_TIMEOUT_MS });
+      storage = await openStorageForTool(where);
       const report = await verifyAuditChainOffline(storage);
       if (options.json === true) process.stdout.write(`${JSON.stringify(report)}\n`);
       else if (report.ok) process.stdout.write(`audit chain intact: ${report.checked} records, head ${report.head_hash ?? '(empty)'}\n`);

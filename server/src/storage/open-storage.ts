@@ -26,13 +26,6 @@ export interface OpenStorageOptions {
   connectTimeoutMs?: number;
 }
 
-/**
- * How long an offline tool (`svc-audit-verify`, `svc-migrate-storage`) waits for a PostgreSQL
- * connection: an operator's one-off command can wait longer than a request, e.g. for a database
- * that is still starting.
- */
-export const OFFLINE_TOOL_CONNECT_TIMEOUT_MS = 10_000;
-
 /** The storage a server configuration names: PostgreSQL when `SVC_DATABASE_URL` is set, else the SQLite file. */
 export function storageConfigOf(config: Pick<ServerConfig, 'databaseUrl' | 'databasePath' | 'databasePoolMax'>): StorageConfig {
   return config.databaseUrl === null

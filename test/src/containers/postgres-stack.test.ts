@@ -87,11 +87,13 @@ class PostgresStack {
 
   /**
    * What `service` sees of PostgreSQL when a new connection from it fails: the addresses `postgres`
-   * resolves to there, whether a TCP connection to each opens within 3 s, and the end of its log.
+   * resolves to there and how long the lookup took, whether a TCP connection to each opens within
+   * 3 s, and the end of its log.
    */
   async connectionReport(service: 'svc-1' | 'svc-2'): Promise<string> {
-    const probe = `require('node:dns').lookup('postgres', { all: true }, (error, found) => {
-      console.log('postgres resolves to', error?.code ?? JSON.stringify(found));
+    const probe = `const started = Date.now();
+    require('node:dns').lookup('postgres', { all: true }, (error, found) => {
+      console.log('postgres resolves to', error?.code ?? JSON.stringify(found), 'in', Date.now() - started, 'ms');
       for (const { address } of found ?? []) {
         const socket = require('node:net').connect(5432, address, () => { console.log(address, 'connects'); socket.destroy(); });
         socket.setTimeout(3000, () => { console.log(address, 'no answer in 3 s'); socket.destroy(); });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { StorageUnavailableError } from '../port/errors.js';
-import { errorCode, isRetryable, isUnavailable, toStorageError } from './errors.js';
+import { errorCode, isNotReadyYet, isRetryable, isUnavailable, toStorageError } from './errors.js';
 
 const withCode = (code: string, message = 'boom'): Error => Object.assign(new Error(message), { code });
 
@@ -26,6 +26,15 @@ describe('PostgreSQL error mapping', () => {
     }
     const plain = new Error('a bug');
     assert.equal(toStorageError(plain), plain);
+  });
+
+  it('tells "not ready yet" (starting up, a lookup failing for now, no answer in time) from "no"', () => {
+    for (const error of [withCode('57P03'), withCode('EAI_AGAIN'), new Error('timeout expired'), toStorageError(withCode('57P03')), new StorageUnavailableError('x', { cause: new Error('timeout expired') })]) {
+      assert.ok(isNotReadyYet(error), String(error));
+    }
+    for (const error of [withCode('ECONNREFUSED'), withCode('28P01'), withCode('3D000'), withCode('53300'), new Error('a bug'), new Error('the timeout expired in a query of mine')]) {
+      assert.ok(!isNotReadyYet(error), String(error));
+    }
   });
 
   it('retries only serialization failures and deadlocks, also when already wrapped', () => {

@@ -51,6 +51,23 @@ export function isUnavailable(error: unknown): boolean {
   return driverMessages.some((known) => message.includes(known));
 }
 
+/**
+ * Whether `error` says the database is not ready *yet*, as right after it or its network was started:
+ * the server is starting up (57P03), a name lookup failed for now (`EAI_AGAIN`), or a connection got
+ * no answer within its connect timeout (pg's `timeout expired`). Looks through a
+ * {@link StorageUnavailableError}'s cause. Not a refused connection, a failed password or a missing
+ * database: those say "no", and a tool that waited on them would only delay the error.
+ */
+export function isNotReadyYet(error: unknown): boolean {
+  const code = errorCode(error);
+  if (code === '57P03' || code === 'EAI_AGAIN') return true;
+  const original = error instanceof StorageUnavailableError ? error.cause : error;
+  return original instanceof Error && original.message === CONNECT_TIMEOUT_MESSAGE;
+}
+
+/** What pg.Client rejects with when a connection is not ready within its `connectionTimeoutMillis`. */
+export const CONNECT_TIMEOUT_MESSAGE = 'timeout expired';
+
 /** `error` as the port reports it: unavailability wrapped, everything else unchanged. */
 export function toStorageError(error: unknown): unknown {
   if (error instanceof StorageUnavailableError || !isUnavailable(error)) return error;
