@@ -26,21 +26,20 @@ function manualTiming(): RetryTiming & { clock: ManualClock; pauses: number } {
   return timing;
 }
 
+/** `whileNotReady` as the tools call it (a 30 s wait), on `timing`. */
+const waitFor = <T>(attempt: () => Promise<T>, timing: RetryTiming): Promise<T> => whileNotReady(attempt, OFFLINE_TOOL_WAIT_MS, timing);
+
 describe("an offline tool's wait for its database", () => {
   it('tries again while the database is not ready yet, and answers as soon as it can be opened', async () => {
     const timing = manualTiming();
     let attempts = 0;
-    const opened = await whileNotReady(
-      async () => {
-        attempts += 1;
-        // As right after `compose up`: no answer in time, then the server still starting.
-        if (attempts === 1) throw new Error('timeout expired');
-        if (attempts === 2) throw failure('57P03', 'the database system is starting up');
-        return 'storage';
-      },
-      OFFLINE_TOOL_WAIT_MS,
-      timing,
-    );
+    const opened = await waitFor(async () => {
+      attempts += 1;
+      // As right after `compose up`: no answer in time, then the server still starting.
+      if (attempts === 1) throw new Error('timeout expired');
+      if (attempts === 2) throw failure('57P03', 'the database system is starting up');
+      return 'storage';
+    }, timing);
     assert.equal(opened, 'storage');
     assert.equal(attempts, 3);
     assert.equal(timing.pauses, 2);
@@ -50,15 +49,11 @@ describe("an offline tool's wait for its database", () => {
     const timing = manualTiming();
     let attempts = 0;
     await assert.rejects(
-      whileNotReady(
-        async () => {
-          attempts += 1;
-          timing.clock.advance(10_000); // an attempt that waits out its connect timeout
-          throw new Error('timeout expired');
-        },
-        30_000,
-        timing,
-      ),
+      waitFor(async () => {
+        attempts += 1;
+        timing.clock.advance(10_000); // an attempt that waits out its connect timeout
+        throw new Error('timeout expired');
+      }, timing),
       (error: unknown) => {
         assert.ok(error instanceof StorageUnavailableError);
         assert.equal(error.message, 'the database was not ready after 3 attempts in 31 s; the last: no connection was ready within 10 s (timeout expired)');
@@ -73,14 +68,10 @@ describe("an offline tool's wait for its database", () => {
       const timing = manualTiming();
       let attempts = 0;
       await assert.rejects(
-        whileNotReady(
-          async () => {
-            attempts += 1;
-            throw error;
-          },
-          OFFLINE_TOOL_WAIT_MS,
-          timing,
-        ),
+        waitFor(async () => {
+          attempts += 1;
+          throw error;
+        }, timing),
         (thrown: unknown) => thrown === error,
       );
       assert.equal(attempts, 1, String(error));
