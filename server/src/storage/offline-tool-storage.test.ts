@@ -51,16 +51,16 @@ describe("an offline tool's wait for its database", () => {
     await assert.rejects(
       waitFor(async () => {
         attempts += 1;
-        timing.clock.advance(10_000); // an attempt that waits out its connect timeout
+        timing.clock.advance(20_000); // an attempt that waits long for its connection
         throw new Error('timeout expired');
       }, timing),
       (error: unknown) => {
         assert.ok(error instanceof StorageUnavailableError);
-        assert.equal(error.message, 'the database was not ready after 3 attempts in 31 s; the last: no connection was ready within 10 s (timeout expired)');
+        assert.equal(error.message, 'the database was not ready after 3 attempts in 61 s; the last: no connection was ready within 30 s (timeout expired)');
         return true;
       },
     );
-    assert.equal(attempts, 3, 'at 0, 10.5 and 21 s; a fourth would start after 30 s');
+    assert.equal(attempts, 3, 'at 0, 20.5 and 41 s; a fourth would start after 60 s');
   });
 
   it('does not try again after a failure that says "no": refused, a wrong password, no such database, a schema error', async () => {

@@ -10,10 +10,15 @@ import { openStorage, type StorageConfig } from './open-storage.js';
 import { StorageUnavailableError, type Storage } from './port/index.js';
 import { CONNECT_TIMEOUT_MESSAGE, isNotReadyYet } from './postgres/errors.js';
 
-/** How long one attempt of an offline tool waits for a PostgreSQL connection to be ready. */
-export const OFFLINE_TOOL_CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How long one attempt of an offline tool waits for a PostgreSQL connection to be ready, the name
+ * lookup included. Generous: a resolver whose first nameserver does not answer makes one lookup take
+ * 15 s (glibc waits 5 s per query), as podman 4.3's aardvark-dns 1.4 can leave a network's
+ * nameserver after containers restart. libpq itself waits without limit.
+ */
+export const OFFLINE_TOOL_CONNECT_TIMEOUT_MS = 30_000;
 /** How long an offline tool keeps trying while the database is not ready yet before it gives up. */
-export const OFFLINE_TOOL_WAIT_MS = 30_000;
+export const OFFLINE_TOOL_WAIT_MS = 60_000;
 /** The pause between two attempts. */
 export const OFFLINE_TOOL_RETRY_PAUSE_MS = 500;
 

@@ -2,8 +2,9 @@
  * `compose.postgres.yaml`, run with podman-compose: two svc replicas on PostgreSQL behind HAProxy,
  * secrets from compose secrets. Setup and login through the proxy; a key made on one replica works
  * on the other (each addressed directly); the proxy keeps serving when a replica is killed; users,
- * keys and the audit chain survive `down` and `up` (`svc-audit-verify` in a container); a replica
- * stopped with SIGTERM exits 0 and loses no acknowledged write. Readiness is polled, never slept on.
+ * keys and the audit chain survive `down` and `up` (`svc-audit-verify` in a container, also through
+ * a 15 s name lookup); a replica stopped with SIGTERM exits 0 and loses no acknowledged write.
+ * Readiness is polled, never slept on.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -86,23 +87,40 @@ class PostgresStack {
   }
 
   /**
-   * What `service` sees of PostgreSQL when a new connection from it fails: the addresses `postgres`
-   * resolves to there and how long the lookup took, whether a TCP connection to each opens within
-   * 3 s, and the end of its log.
+   * What `service` sees of PostgreSQL when a new connection from it fails: how long the lookup of
+   * `postgres` takes there and what it answers, then for each address how long a TCP connection
+   * takes to open and PostgreSQL to answer a startup message (3 s each at most); then the end of
+   * `service`'s and PostgreSQL's logs, and PostgreSQL's sessions.
    */
   async connectionReport(service: 'svc-1' | 'svc-2'): Promise<string> {
     const probe = `const started = Date.now();
+    const since = () => (Date.now() - started) + ' ms';
     require('node:dns').lookup('postgres', { all: true }, (error, found) => {
-      console.log('postgres resolves to', error?.code ?? JSON.stringify(found), 'in', Date.now() - started, 'ms');
+      console.log('postgres resolves to', error?.code ?? JSON.stringify(found), 'at', since());
       for (const { address } of found ?? []) {
-        const socket = require('node:net').connect(5432, address, () => { console.log(address, 'connects'); socket.destroy(); });
-        socket.setTimeout(3000, () => { console.log(address, 'no answer in 3 s'); socket.destroy(); });
+        const socket = require('node:net').connect(5432, address, () => {
+          console.log(address, 'connects at', since());
+          const parameters = Buffer.from('user\\0svc\\0database\\0auth\\0\\0');
+          const header = Buffer.alloc(8);
+          header.writeInt32BE(parameters.length + 8);
+          header.writeInt32BE(196608, 4);
+          socket.write(Buffer.concat([header, parameters]));
+        });
+        socket.once('data', (reply) => { console.log(address, 'answers the startup message with', JSON.stringify(String.fromCharCode(reply[0])), 'at', since()); socket.destroy(); });
+        socket.setTimeout(3000, () => { console.log(address, 'no answer in 3 s at', since()); socket.destroy(); });
         socket.on('error', (failure) => console.log(address, failure.code));
       }
     });`;
     const seen = await run('podman', ['exec', this.container(service), 'node', '-e', probe], { allowFailure: true });
     const log = await run('podman', ['logs', '--tail', '15', this.container(service)], { allowFailure: true });
-    return `--- what ${service} sees of postgres:\n${seen.stdout}${seen.stderr}--- ${service}'s log:\n${log.stdout}${log.stderr}`;
+    const databaseLog = await run('podman', ['logs', '--tail', '15', this.container('postgres')], { allowFailure: true });
+    const sessions = await run('podman', ['exec', this.container('postgres'), 'psql', '-U', 'svc', '-d', 'auth', '-Atc', "SELECT count(*), state, wait_event_type, wait_event FROM pg_stat_activity GROUP BY 2, 3, 4"], { allowFailure: true });
+    return [
+      `--- what ${service} sees of postgres:\n${seen.stdout}${seen.stderr}`,
+      `--- ${service}'s log:\n${log.stdout}${log.stderr}`,
+      `--- postgres's log:\n${databaseLog.stdout}${databaseLog.stderr}`,
+      `--- postgres's sessions (count|state|wait):\n${sessions.stdout}${sessions.stderr}`,
+    ].join('');
   }
 
   async addressOn(service: 'svc-1' | 'svc-2' | 'proxy', network: string): Promise<string> {
@@ -256,5 +274,29 @@ describe('compose.postgres.yaml (two replicas on PostgreSQL behind HAProxy)', ()
     const offline = await run('podman', ['exec', stack.container('svc-1'), 'node', 'server/dist/bin/svc-audit-verify.js', '--json'], { allowFailure: true });
     if (offline.code !== 0) assert.fail(`svc-audit-verify exited ${offline.code}: ${offline.stdout}${offline.stderr}${await stack.connectionReport('svc-1')}`);
     assert.equal(JSON.parse(offline.stdout).ok, true, offline.stdout);
+  });
+
+  it("runs svc-audit-verify through a 15 s name lookup: svc-1's first nameserver silent, as aardvark-dns 1.4 can leave it after containers restart", async () => {
+    const replica = stack.container('svc-1');
+    const pid = (await run('podman', ['inspect', replica, '--format', '{{.State.Pid}}'])).stdout.trim();
+    const resolvConf = (await run('podman', ['exec', replica, 'cat', '/etc/resolv.conf'])).stdout;
+    const first = /^nameserver\s+(\S+)/m.exec(resolvConf)?.[1];
+    assert.ok(first, resolvConf);
+    // The nameserver's answers are dropped in svc-1's network namespace: queries go out, nothing comes back.
+    const silence = ['INPUT', '-s', first, '-p', 'udp', '--sport', '53', '-j', 'DROP'];
+    await run('nsenter', ['-t', pid, '-n', 'iptables', '-I', ...silence]);
+    try {
+      const asked = `const resolver = new (require('node:dns').promises.Resolver)({ timeout: 1000, tries: 1 });
+        resolver.setServers(['${first}']);
+        resolver.resolve4('postgres').then((found) => console.log('answered', found), (error) => console.log(error.code));`;
+      const probe = await run('podman', ['exec', replica, 'node', '-e', asked]);
+      assert.equal(probe.stdout.trim(), 'ETIMEOUT', `the first nameserver still answers: ${probe.stdout}${probe.stderr}`);
+
+      const offline = await run('podman', ['exec', replica, 'node', 'server/dist/bin/svc-audit-verify.js', '--json'], { allowFailure: true });
+      assert.equal(offline.code, 0, `svc-audit-verify exited ${offline.code}: ${offline.stdout}${offline.stderr}`);
+      assert.equal(JSON.parse(offline.stdout).ok, true, offline.stdout);
+    } finally {
+      await run('nsenter', ['-t', pid, '-n', 'iptables', '-D', ...silence], { allowFailure: true });
+    }
   });
 });
