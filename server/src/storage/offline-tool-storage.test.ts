@@ -26,7 +26,7 @@ function manualTiming(): RetryTiming & { clock: ManualClock; pauses: number } {
   return timing;
 }
 
-/** `whileNotReady` as the tools call it (a 30 s wait), on `timing`. */
+/** `whileNotReady` as the tools call it (a 60 s wait), on `timing`. */
 const waitFor = <T>(attempt: () => Promise<T>, timing: RetryTiming): Promise<T> => whileNotReady(attempt, OFFLINE_TOOL_WAIT_MS, timing);
 
 describe("an offline tool's wait for its database", () => {

@@ -51,6 +51,9 @@ export function isUnavailable(error: unknown): boolean {
   return driverMessages.some((known) => message.includes(known));
 }
 
+/** What pg.Client rejects with when a connection is not ready within its `connectionTimeoutMillis`. */
+export const CONNECT_TIMEOUT_MESSAGE = 'timeout expired';
+
 /**
  * Whether `error` says the database is not ready *yet*, as right after it or its network was started:
  * the server is starting up (57P03), a name lookup failed for now (`EAI_AGAIN`), or a connection got
@@ -64,9 +67,6 @@ export function isNotReadyYet(error: unknown): boolean {
   const original = error instanceof StorageUnavailableError ? error.cause : error;
   return original instanceof Error && original.message === CONNECT_TIMEOUT_MESSAGE;
 }
-
-/** What pg.Client rejects with when a connection is not ready within its `connectionTimeoutMillis`. */
-export const CONNECT_TIMEOUT_MESSAGE = 'timeout expired';
 
 /** `error` as the port reports it: unavailability wrapped, everything else unchanged. */
 export function toStorageError(error: unknown): unknown {
