@@ -14,7 +14,7 @@ describe('PostgreSQL error mapping', () => {
       assert.equal(mapped.cause, original);
       assert.equal(errorCode(mapped), code);
     }
-    for (const message of ['Connection terminated unexpectedly', 'timeout exceeded when trying to connect', 'Client has encountered a connection error and is not queryable']) {
+    for (const message of ['Connection terminated unexpectedly', 'timeout exceeded when trying to connect', 'timeout expired', 'Client has encountered a connection error and is not queryable']) {
       assert.ok(isUnavailable(new Error(message)), message);
     }
   });

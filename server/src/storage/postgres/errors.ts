@@ -20,6 +20,9 @@ const socketCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE',
 const driverMessages = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
+  // pg.Client's own connect timeout (CONNECT_TIMEOUT_MESSAGE): a host that accepts no connection or
+  // never answers, or a name lookup slower than the timeout.
+  'timeout expired',
   'Client has encountered a connection error and is not queryable',
   'Query read timeout',
   'Cannot use a pool after calling end on the pool',

@@ -56,4 +56,23 @@ describe('opening PostgreSQL storage', () => {
       return true;
     });
   });
+
+  it('refuses a server that accepts the connection and never answers as unavailable (pg.Client connect timeout, "timeout expired")', async () => {
+    const silent = net.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const sockets = new Set<net.Socket>();
+    silent.on('connection', (socket) => sockets.add(socket));
+    try {
+      const url = new URL(database.url);
+      url.port = String((silent.address() as net.AddressInfo).port);
+      await assert.rejects(openPostgresStorage({ url: url.toString(), connectionTimeoutMs: 200 }), (error: unknown) => {
+        assert.ok(error instanceof StorageUnavailableError, String(error));
+        assert.match(error.message, /timeout expired/);
+        return true;
+      });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
 });
