@@ -28,13 +28,24 @@ async function waitForReadiness(deployment: Deployment, expected: number): Promi
   return seen.at(-1) ?? [];
 }
 
-/** Creates `count` keys spread over `clients` at once; answers every response. */
+/** `error` in words, with its cause: fetch says only "fetch failed", the cause says why (reset, refused, closed). */
+function failureText(error: unknown): string {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause === undefined ? String(error) : `${String(error)} (cause: ${String(cause)}, code ${String((cause as { code?: unknown }).code)})`;
+}
+
+/** Creates `count` keys spread over `clients` at once; answers every response (status 0: no answer). */
 function keyBurst(clients: readonly ContractClient[], token: string, count: number, stem: string): Promise<TestResponse[]> {
   return Promise.all(
     Array.from({ length: count }, (_, i) =>
-      (clients[i % clients.length] as ContractClient).request('POST', '/v1/admin/keys', { token, body: { name: `${stem}-${i}` } }).catch((error: unknown) => ({ status: 0, text: String(error), body: null, headers: new Headers() }) as TestResponse),
+      (clients[i % clients.length] as ContractClient).request('POST', '/v1/admin/keys', { token, body: { name: `${stem}-${i}` } }).catch((error: unknown) => ({ status: 0, text: failureText(error), body: null, headers: new Headers() }) as TestResponse),
     ),
   );
+}
+
+/** The end of every host's stderr, for a failure message. */
+function hostLogs(deployment: Deployment): string {
+  return deployment.hosts.map((host, index) => `--- host ${index} stderr:\n${host.process.stderr().slice(-2000)}`).join('\n');
 }
 
 describe('faults: PostgreSQL stopped under load, then started again', () => {
@@ -70,7 +81,7 @@ describe('faults: PostgreSQL stopped under load, then started again', () => {
     let during: TestResponse[];
     try {
       during = await burst;
-      for (const answer of during) assert.ok(answer.status === 201 || answer.status === 503, `${answer.status} ${answer.text}`);
+      for (const answer of during) assert.ok(answer.status === 201 || answer.status === 503, `${answer.status} ${answer.text}\n${hostLogs(deployment)}`);
       for (const client of clients) {
         for (const credential of [revoked.key, live.key, admin.accessToken]) {
           const answer = await client.request('GET', '/v1/auth/me', { token: credential });
