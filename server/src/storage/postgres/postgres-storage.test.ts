@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../testing/postgres-database.js';
 import { StorageUnavailableError } from '../port/errors.js';
 import { openPostgresStorage } from './postgres-storage.js';
@@ -61,16 +61,27 @@ describe('opening PostgreSQL storage', () => {
     const silent = net.createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const sockets = new Set<net.Socket>();
-    silent.on('connection', (socket) => sockets.add(socket));
+    const accepted = new Promise<void>((resolve) =>
+      silent.on('connection', (socket) => {
+        sockets.add(socket);
+        resolve();
+      }),
+    );
+    // pg's connect timeout is a setTimeout: faked, and moved past once the connection is accepted.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
       const url = new URL(database.url);
       url.port = String((silent.address() as net.AddressInfo).port);
-      await assert.rejects(openPostgresStorage({ url: url.toString(), connectionTimeoutMs: 200 }), (error: unknown) => {
+      const opening = openPostgresStorage({ url: url.toString(), connectionTimeoutMs: 2000 });
+      await accepted;
+      vi.advanceTimersByTime(2000);
+      await assert.rejects(opening, (error: unknown) => {
         assert.ok(error instanceof StorageUnavailableError, String(error));
         assert.match(error.message, /timeout expired/);
         return true;
       });
     } finally {
+      vi.useRealTimers();
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
     }
