@@ -53,9 +53,13 @@ export async function whileNotReady<T>(attempt: () => Promise<T>, withinMs: numb
   }
 }
 
-/** {@link openStorage} as an offline tool opens it: {@link OFFLINE_TOOL_CONNECT_TIMEOUT_MS} per attempt, tried again for {@link OFFLINE_TOOL_WAIT_MS}. */
+/**
+ * {@link openStorage} as an offline tool opens it: {@link OFFLINE_TOOL_CONNECT_TIMEOUT_MS} per
+ * attempt, tried again for {@link OFFLINE_TOOL_WAIT_MS}, without the LISTEN connection (a tool
+ * caches nothing, so it needs no word of changes).
+ */
 export function openStorageForTool(config: StorageConfig): Promise<Storage> {
-  return whileNotReady(() => openStorage(config, { connectTimeoutMs: OFFLINE_TOOL_CONNECT_TIMEOUT_MS }), OFFLINE_TOOL_WAIT_MS);
+  return whileNotReady(() => openStorage(config, { connectTimeoutMs: OFFLINE_TOOL_CONNECT_TIMEOUT_MS, listen: false }), OFFLINE_TOOL_WAIT_MS);
 }
 
 /** The last failure in words: pg's bare `timeout expired` says what timed out. */

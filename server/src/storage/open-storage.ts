@@ -24,6 +24,8 @@ export interface OpenStorageOptions {
   now?: () => number;
   /** PostgreSQL: how long opening a connection may take. @default 2000 (a server answers 503 rather than keep a request waiting) */
   connectTimeoutMs?: number;
+  /** PostgreSQL: open the LISTEN connection that tells the caches of changes. Offline tools, which cache nothing, pass false. @default true */
+  listen?: boolean;
 }
 
 /** The storage a server configuration names: PostgreSQL when `SVC_DATABASE_URL` is set, else the SQLite file. */
@@ -50,6 +52,7 @@ export async function openStorage(config: StorageConfig, options: OpenStorageOpt
         ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
         ...(options.now === undefined ? {} : { now: options.now }),
         ...(options.connectTimeoutMs === undefined ? {} : { connectionTimeoutMs: options.connectTimeoutMs }),
+        ...(options.listen === undefined ? {} : { listen: options.listen }),
       });
   }
 }
